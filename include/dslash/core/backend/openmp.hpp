@@ -1,0 +1,124 @@
+#pragma once
+// OpenMP backend. Every pattern uses schedule(static), the schedule the View first touch uses, so
+// each thread works on the memory it placed. Reductions keep one partial per thread and join them
+// in thread order: the same thread count gives bitwise the same sum.
+#include <omp.h>
+
+#include <algorithm>
+#include <deque>
+#include <stdexcept>
+#include <vector>
+
+#include "dslash/core/backend/box_loop.hpp"
+#include "dslash/core/reducer.hpp"
+#include "dslash/core/team.hpp"
+
+namespace dslash::backend {
+
+namespace openmp_detail {
+
+template <class T>
+T join_partials(const std::vector<T>& partials) {
+  T acc = Sum<T>::identity();
+  for (const T& p : partials) Sum<T>::join(acc, p);
+  return acc;
+}
+
+// Run body(member) for every league rank. Concurrent teams = max(1, threads / team_size); each
+// team's threads share one barrier. Teams take league ranks round-robin.
+template <class Body>
+void run_teams(const TeamPolicy<OpenMP>& p, int max_threads, const Body& body) {
+  const int ts = p.team_size();
+  const int want_teams = std::max(1, max_threads / ts);
+  std::deque<std::barrier<>> barriers;
+  for (int t = 0; t < want_teams; ++t) barriers.emplace_back(ts);
+  bool short_of_threads = false;
+#pragma omp parallel num_threads(want_teams * ts)
+  {
+    // The runtime may grant fewer threads than asked; only whole teams then run.
+    const int teams = omp_get_num_threads() / ts;
+    const int tid = omp_get_thread_num();
+    if (teams == 0) {
+#pragma omp single
+      short_of_threads = true;
+    } else if (tid < teams * ts) {
+      const int slot = tid / ts;
+      for (index_t league = slot; league < p.league_size(); league += teams)
+        body(TeamMember(league, p.league_size(), tid % ts, ts, p.vector_length(), &barriers[static_cast<std::size_t>(slot)]));
+    }
+  }
+  if (short_of_threads)
+    throw std::runtime_error("TeamPolicy: the OpenMP runtime granted fewer threads than one team of " +
+                             std::to_string(ts) + " needs");
+}
+
+}  // namespace openmp_detail
+
+template <class F>
+void parallel_for(const RangePolicy<OpenMP>& p, const F& f) {
+  const index_t b = p.begin(), e = p.end();
+#pragma omp parallel for schedule(static)
+  for (index_t i = b; i < e; ++i) f(i);
+}
+
+template <class F>
+void parallel_for(const TeamPolicy<OpenMP>& p, const F& f) {
+  openmp_detail::run_teams(p, omp_get_max_threads(), f);
+}
+
+template <int Rank, class F>
+void parallel_for(const MDRangePolicy<Rank, OpenMP>& p, const F& f) {
+  const index_t ntiles = p.num_tiles();
+#pragma omp parallel for schedule(static)
+  for (index_t t = 0; t < ntiles; ++t) {
+    std::array<index_t, Rank> lo, hi;
+    p.tile_bounds(t, lo, hi);
+    detail::box_loop<Rank>(lo, hi, f);
+  }
+}
+
+template <class T, class F>
+void parallel_reduce(const RangePolicy<OpenMP>& p, const F& f, T& result) {
+  std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
+  const index_t b = p.begin(), e = p.end();
+#pragma omp parallel
+  {
+    T local = Sum<T>::identity();
+#pragma omp for schedule(static)
+    for (index_t i = b; i < e; ++i) f(i, local);
+    partials[static_cast<std::size_t>(omp_get_thread_num())] = local;
+  }
+  result = openmp_detail::join_partials(partials);
+}
+
+template <class T, class F>
+void parallel_reduce(const TeamPolicy<OpenMP>& p, const F& f, T& result) {
+  const int max_threads = omp_get_max_threads();
+  const int nthreads = std::max(1, max_threads / p.team_size()) * p.team_size();
+  std::vector<T> partials(static_cast<std::size_t>(nthreads), Sum<T>::identity());
+  openmp_detail::run_teams(p, max_threads, [&](const TeamMember& m) {
+    T& mine = partials[static_cast<std::size_t>(omp_get_thread_num())];
+    f(m, mine);
+  });
+  result = openmp_detail::join_partials(partials);
+}
+
+template <int Rank, class T, class F>
+void parallel_reduce(const MDRangePolicy<Rank, OpenMP>& p, const F& f, T& result) {
+  std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
+  const index_t ntiles = p.num_tiles();
+#pragma omp parallel
+  {
+    T local = Sum<T>::identity();
+#pragma omp for schedule(static)
+    for (index_t t = 0; t < ntiles; ++t) {
+      std::array<index_t, Rank> lo, hi;
+      p.tile_bounds(t, lo, hi);
+      detail::box_loop<Rank>(lo, hi, [&](auto... i) { f(i..., local); });
+    }
+    partials[static_cast<std::size_t>(omp_get_thread_num())] = local;
+  }
+  result = openmp_detail::join_partials(partials);
+}
+
+}  // namespace dslash::backend

@@ -1,0 +1,101 @@
+#pragma once
+// Execution policies: *what* index space a parallel pattern walks. Backends decide *how*.
+//   RangePolicy    [begin, end)                              f(i)
+//   TeamPolicy     league of teams, team_size threads each   f(const TeamMember&)
+//   MDRangePolicy  Rank-D box [begin, end), cut into tiles   f(i0, i1, ..., i{Rank-1})
+#include <array>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "dslash/core/execution_space.hpp"
+
+namespace dslash {
+
+using index_t = std::int64_t;
+
+template <class ExecSpace = DefaultExecutionSpace>
+class RangePolicy {
+ public:
+  using execution_space = ExecSpace;
+  RangePolicy(index_t begin, index_t end) : begin_(begin), end_(end) {
+    if (end < begin) throw std::invalid_argument("RangePolicy: end < begin");
+  }
+  explicit RangePolicy(index_t n) : RangePolicy(0, n) {}
+  index_t begin() const { return begin_; }
+  index_t end() const { return end_; }
+
+ private:
+  index_t begin_, end_;
+};
+
+template <class ExecSpace = DefaultExecutionSpace>
+class TeamPolicy {
+ public:
+  using execution_space = ExecSpace;
+  TeamPolicy(index_t league_size, int team_size, int vector_length = 1)
+      : league_size_(league_size), team_size_(team_size), vector_length_(vector_length) {
+    if (league_size < 0) throw std::invalid_argument("TeamPolicy: negative league size");
+    if (team_size < 1) throw std::invalid_argument("TeamPolicy: team size must be >= 1");
+    if (vector_length < 1) throw std::invalid_argument("TeamPolicy: vector length must be >= 1");
+    if (team_size > team_size_max())
+      throw std::invalid_argument("TeamPolicy: team size " + std::to_string(team_size) + " exceeds the " +
+                                  ExecSpace::name + " maximum of " + std::to_string(team_size_max()));
+  }
+  index_t league_size() const { return league_size_; }
+  int team_size() const { return team_size_; }
+  int vector_length() const { return vector_length_; }
+  // Serial runs one thread, so its teams have one member; OpenMP teams may oversubscribe cores.
+  static int team_size_max() { return std::is_same_v<ExecSpace, Serial> ? 1 : 256; }
+
+ private:
+  index_t league_size_;
+  int team_size_, vector_length_;
+};
+
+template <int Rank, class ExecSpace = DefaultExecutionSpace>
+class MDRangePolicy {
+  static_assert(Rank >= 1 && Rank <= 4, "MDRangePolicy supports ranks 1..4");
+
+ public:
+  using execution_space = ExecSpace;
+  using point_type = std::array<index_t, Rank>;
+  static constexpr int rank = Rank;
+
+  // Tiles need not divide the extents: the last tile in a direction is cut short. A tile of 0 in a
+  // direction means "the whole extent".
+  MDRangePolicy(const point_type& begin, const point_type& end, point_type tile = {})
+      : begin_(begin), end_(end), tile_(tile) {
+    for (int r = 0; r < Rank; ++r) {
+      if (end_[r] < begin_[r]) throw std::invalid_argument("MDRangePolicy: end < begin in dimension " + std::to_string(r));
+      if (tile_[r] < 0) throw std::invalid_argument("MDRangePolicy: negative tile size");
+      if (tile_[r] == 0) tile_[r] = end_[r] - begin_[r] > 0 ? end_[r] - begin_[r] : 1;
+      tiles_[r] = (end_[r] - begin_[r] + tile_[r] - 1) / tile_[r];
+    }
+  }
+  const point_type& begin() const { return begin_; }
+  const point_type& end() const { return end_; }
+  const point_type& tile() const { return tile_; }
+  index_t tile_count(int r) const { return tiles_[r]; }
+  index_t num_tiles() const {
+    index_t n = 1;
+    for (int r = 0; r < Rank; ++r) n *= tiles_[r];
+    return n;
+  }
+  // Bounds of tile number t (dimension 0 fastest, as lattice site order).
+  void tile_bounds(index_t t, point_type& lo, point_type& hi) const {
+    for (int r = 0; r < Rank; ++r) {
+      const index_t k = t % tiles_[r];
+      t /= tiles_[r];
+      lo[r] = begin_[r] + k * tile_[r];
+      hi[r] = lo[r] + tile_[r] < end_[r] ? lo[r] + tile_[r] : end_[r];
+    }
+  }
+
+ private:
+  point_type begin_, end_, tile_;
+  point_type tiles_{};
+};
+
+}  // namespace dslash

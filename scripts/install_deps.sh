@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the build, tests and scripts need, if any are missing.
+# As root it runs apt-get itself; otherwise it names what to install and fails.
+set -euo pipefail
+
+packages=(
+  cmake ninja-build g++ clang libomp-dev          # compilers; clang + libomp for the fuzz targets
+  libxsimd-dev libcli11-dev nlohmann-json3-dev     # SIMD wrappers, command line, JSON
+  libgtest-dev libbenchmark-dev                    # GoogleTest, Google Benchmark
+  python3-numpy python3-matplotlib                 # comparison and plot scripts (/usr/bin/python3)
+  git
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -eq 0 ]; then
+  echo "installing: ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+else
+  echo "error: missing Debian packages: ${missing[*]}" >&2
+  echo "       run as root, or: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The CLI as a user drives it: gauge -> info -> spinor -> apply, numpy reads the result, and every
+# error path prints one line on stderr, exits 2, and leaves no output file.
+set -euo pipefail
+dslash=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$dslash" gauge --lattice 4x6x8x10 --random --seed 5 --out U.nersc > /dev/null
+"$dslash" gauge --lattice 4.6.8.10 --unit --two-row --single --out unit.nersc > /dev/null
+"$dslash" info U.nersc | grep -q "checksum .* OK" || fail "info did not verify the checksum"
+"$dslash" info unit.nersc | grep -q "plaquette .*1.000000000000  OK" || fail "unit plaquette"
+"$dslash" spinor --lattice 4x6x8x10 --seed 2 --out psi.npy > /dev/null
+"$dslash" spinor --lattice 4x6x8x10 --seed 2 --nrhs 3 --out psi3.npy > /dev/null
+for parity in full even odd; do
+  "$dslash" apply --gauge U.nersc --in psi.npy --out "chi_$parity.npy" --parity "$parity" > /dev/null
+done
+"$dslash" apply --gauge U.nersc --in psi3.npy --out chi3.npy --dagger > /dev/null
+
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  /usr/bin/python3 - <<'PY'
+import numpy as np
+full, even, odd = (np.load(f"chi_{p}.npy") for p in ("full", "even", "odd"))
+assert full.shape == (10, 8, 6, 4, 4, 3) and full.dtype == np.complex128, full.shape
+t, z, y, x = np.indices((10, 8, 6, 4))
+parity = (t + z + y + x) % 2
+assert np.all(even[parity == 1] == 0) and np.all(odd[parity == 0] == 0)
+assert np.allclose(even + odd, full, rtol=0, atol=1e-13), "D_eo + D_oe != D"
+psi3 = np.load("psi3.npy"); chi3 = np.load("chi3.npy")
+assert psi3.shape == (3, 10, 8, 6, 4, 4, 3) and chi3.shape == psi3.shape
+assert np.array_equal(psi3[0], np.load("psi.npy")), "nrhs=3 spinor 0 differs from the seed-2 spinor"
+PY
+fi
+
+# Every error: exit status 2, exactly one line on stderr, no partial output file.
+expect_error() {
+  local out=$1; shift
+  set +e
+  "$dslash" "$@" > /dev/null 2> err.txt
+  local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "'$*' exited $rc, expected 2"
+  [ "$(wc -l < err.txt)" -eq 1 ] || fail "'$*' printed $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
+  [ -z "$out" ] || [ ! -e "$out" ] || fail "'$*' left $out behind"
+  ls | grep -q '\.tmp\.' && fail "'$*' left a temporary file" || true
+}
+expect_error "" --bogus
+expect_error "" apply --gauge U.nersc --in psi.npy --out x.npy --parity diagonal
+expect_error x.nersc gauge --lattice 5x6x8x10 --unit --out x.nersc
+expect_error x.nersc gauge --lattice 4x6x8 --unit --out x.nersc
+expect_error x.nersc gauge --lattice 4x6x8x10 --out x.nersc
+expect_error x.nersc gauge --lattice 4x6x8x10 --unit --random --out x.nersc
+expect_error x.npy apply --gauge missing.nersc --in psi.npy --out x.npy
+expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --prec single
+"$dslash" spinor --lattice 4x6x8x12 --out wrong.npy > /dev/null
+expect_error x.npy apply --gauge U.nersc --in wrong.npy --out x.npy
+head -c 5000 U.nersc > truncated.nersc
+expect_error x.npy apply --gauge truncated.nersc --in psi.npy --out x.npy
+expect_error "" info truncated.nersc
+cp U.nersc corrupt.nersc
+printf '\x01' | dd of=corrupt.nersc bs=1 seek=4000 conv=notrunc status=none
+expect_error x.npy apply --gauge corrupt.nersc --in psi.npy --out x.npy
+expect_error x.npy apply --gauge U.nersc --in U.nersc --out x.npy
+expect_error x.npy spinor --lattice 1024x1024x1024x1024 --out x.npy
+"$dslash" --help | grep -q apply || fail "--help lists no subcommands"
+"$dslash" apply --help | grep -q -- "--parity" || fail "apply --help"
+echo "cli end-to-end: all checks passed"

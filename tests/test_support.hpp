@@ -1,0 +1,49 @@
+#pragma once
+// Helpers the tests share: small non-uniform lattices, field comparison, temporary files.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <unistd.h>
+#include <string>
+
+#include "dslash/core.hpp"
+#include "dslash/lattice/field_ops.hpp"
+
+namespace dslash::test {
+
+// Deliberately uneven, so a swapped extent or stride shows up.
+inline const Geometry kSmallLattice({4, 6, 8, 10});
+
+// max |a - b| / max |b| over all components.
+template <class RA, class RB>
+double relative_difference(const SpinorField<RA>& a, const SpinorField<RB>& b) {
+  EXPECT_EQ(a.sites(), b.sites());
+  double diff = 0, scale = 0;
+  for (index_t k = 0; k < a.sites() * 12; ++k) {
+    const std::complex<double> x(a.data()[k]), y(b.data()[k]);
+    diff = std::max(diff, std::abs(x - y));
+    scale = std::max(scale, std::abs(y));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
+// A per-test scratch directory, removed afterwards.
+class TempDir {
+ public:
+  TempDir() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::temp_directory_path() /
+            ("dslash_test_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + std::to_string(::getpid()));
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  std::string file(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+}  // namespace dslash::test
