@@ -32,7 +32,10 @@ void add_projected(Spinor& acc, int mu, int sign, const Spinor& v) {
   for (int row = 0; row < 4; ++row)
     for (int c = 0; c < 3; ++c) {
       std::complex<double> g_v = 0;
-      for (int col = 0; col < 4; ++col) g_v += gamma_entry<double>(mu, row, col) * v[static_cast<std::size_t>(col)][static_cast<std::size_t>(c)];
+      for (int col = 0; col < 4; ++col) {
+        const GammaEntry e = kGamma[static_cast<std::size_t>(mu)][static_cast<std::size_t>(row)][static_cast<std::size_t>(col)];
+        if (e.re != 0 || e.im != 0) g_v += std::complex<double>(e.re, e.im) * v[static_cast<std::size_t>(col)][static_cast<std::size_t>(c)];
+      }
       acc[static_cast<std::size_t>(row)][static_cast<std::size_t>(c)] += v[static_cast<std::size_t>(row)][static_cast<std::size_t>(c)] + static_cast<double>(sign) * g_v;
     }
 }

@@ -19,6 +19,13 @@ for parity in full even odd; do
   "$dslash" apply --gauge U.nersc --in psi.npy --out "chi_$parity.npy" --parity "$parity" > /dev/null
 done
 "$dslash" apply --gauge U.nersc --in psi3.npy --out chi3.npy --dagger > /dev/null
+# The fast kernels through every dispatch agree with the reference (checked with numpy below).
+"$dslash" gauge --lattice 8x4x12x8 --random --seed 9 --out V.nersc > /dev/null
+"$dslash" spinor --lattice 8x4x12x8 --seed 4 --nrhs 8 --out psi8.npy > /dev/null
+"$dslash" apply --gauge V.nersc --in psi8.npy --out ref8.npy --parity odd --dagger > /dev/null
+"$dslash" apply --gauge V.nersc --in psi8.npy --out naive8.npy --parity odd --dagger --kernel naive --dispatch team --team-size 3 > /dev/null
+"$dslash" apply --gauge V.nersc --in psi8.npy --out vnode8.npy --parity odd --dagger --kernel vnode --dispatch mdrange --tile 3.1.5.2 > /dev/null
+"$dslash" apply --gauge V.nersc --in psi8.npy --out mrhs8.npy --parity odd --dagger --kernel mrhs --simd scalar --prec single > /dev/null
 
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
   /usr/bin/python3 - <<'PY'
@@ -32,6 +39,13 @@ assert np.allclose(even + odd, full, rtol=0, atol=1e-13), "D_eo + D_oe != D"
 psi3 = np.load("psi3.npy"); chi3 = np.load("chi3.npy")
 assert psi3.shape == (3, 10, 8, 6, 4, 4, 3) and chi3.shape == psi3.shape
 assert np.array_equal(psi3[0], np.load("psi.npy")), "nrhs=3 spinor 0 differs from the seed-2 spinor"
+ref = np.load("ref8.npy")
+for name, tol in (("naive8", 1e-12), ("vnode8", 1e-12), ("mrhs8", 1e-5)):
+    got = np.load(f"{name}.npy")
+    assert got.shape == ref.shape, (name, got.shape)
+    err = np.abs(got - ref).max() / np.abs(ref).max()
+    assert err < tol, f"{name}: relative error {err}"
+assert np.load("mrhs8.npy").dtype == np.complex64
 PY
 fi
 
@@ -64,6 +78,12 @@ cp U.nersc corrupt.nersc
 printf '\x01' | dd of=corrupt.nersc bs=1 seek=4000 conv=notrunc status=none
 expect_error x.npy apply --gauge corrupt.nersc --in psi.npy --out x.npy
 expect_error x.npy apply --gauge U.nersc --in U.nersc --out x.npy
+expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel vnode --simd emulated512
+expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel mrhs --simd emulated512
+expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --tile 2.2.2.2
+expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --dispatch mdrange --tile 2.2.2
+expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx9000
+expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel naive --nrhs 2
 expect_error x.npy spinor --lattice 1024x1024x1024x1024 --out x.npy
 "$dslash" --help | grep -q apply || fail "--help lists no subcommands"
 "$dslash" apply --help | grep -q -- "--parity" || fail "apply --help"

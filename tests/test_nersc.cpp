@@ -68,8 +68,8 @@ INSTANTIATE_TEST_SUITE_P(AllFormats, NerscRoundTrip,
                          ::testing::Values(Format{false, false, false}, Format{false, false, true}, Format{false, true, false},
                                            Format{false, true, true}, Format{true, false, false}, Format{true, false, true},
                                            Format{true, true, false}, Format{true, true, true}),
-                         [](const auto& info) {
-                           const Format f = info.param;
+                         [](const auto& param_info) {
+                           const Format f = param_info.param;
                            return std::string(f.two_row ? "TwoRow" : "ThreeRow") + (f.single ? "Single" : "Double") +
                                   (f.little ? "Little" : "Big");
                          });

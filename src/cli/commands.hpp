@@ -4,6 +4,7 @@
 #include <CLI/CLI.hpp>
 
 #include "dslash/lattice/geometry.hpp"
+#include "kernels/kernel_options.hpp"
 
 namespace dslash::cli {
 
@@ -14,5 +15,18 @@ void add_apply_command(CLI::App& app);
 
 // A --lattice option: "16x16x16x32" or "16.16.16.32", validated (even, positive) while parsing.
 CLI::Option* add_lattice_option(CLI::App& cmd, Coord& dims, const std::string& default_text = "");
+
+// "4.4.4.4" (or "4x4x4x4") -> an MDRange tile.
+std::array<index_t, 4> parse_tile(const std::string& text);
+
+// The options every kernel launch takes (apply and bench share them).
+struct KernelOptions {
+  std::string dispatch = "range", simd = "auto", prec = "double", parity = "even", tile;
+  int team_size = 0;  // 0: not given
+  bool dagger = false;
+  // Throws std::invalid_argument for an inconsistent combination (e.g. --tile without mdrange).
+  DslashConfig config(KernelFamily kernel, int nrhs) const;
+};
+void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 
 }  // namespace dslash::cli

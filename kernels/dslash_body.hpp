@@ -1,0 +1,234 @@
+#pragma once
+// The one Dslash kernel body, included only by the per-ISA translation units (kernels/dslash_<isa>.cpp).
+// Vec is a SIMD batch (xsimd or our fallback); Folded says whether the lanes hold virtual nodes
+// (vnode: links vary per lane, neighbours across the fold are lane-permuted) or right-hand sides
+// (naive with W = 1, mrhs: links broadcast). Each hop: project to a half spinor, permute it if the
+// hop crosses the fold, two colour mat-vecs, reconstruct into the accumulator.
+#include "dslash/core.hpp"
+#include "kernels/dslash_runner.hpp"
+#include "simd/complex.hpp"
+#include "simd/fence.hpp"
+
+namespace dslash::kernels {
+
+using simd::Complex;
+
+// The lane bit of direction Mu when W lanes fold the last log2(W) directions; -1 if not folded.
+template <int W>
+constexpr int lane_bit(int mu) {
+  int d = 0;
+  while ((1 << d) < W) ++d;
+  return mu >= 4 - d ? mu - (4 - d) : -1;
+}
+
+// a + K z for K in {+1, -1, +i, -i}, written as 1, -1, 2, -2: a sign flip or an i is free.
+template <int K, class V>
+inline Complex<V> add_unit(const Complex<V>& a, const Complex<V>& z) {
+  if constexpr (K == 1) return {a.re + z.re, a.im + z.im};
+  else if constexpr (K == -1) return {a.re - z.re, a.im - z.im};
+  else if constexpr (K == 2) return {a.re - z.im, a.im + z.re};
+  else return {a.re + z.im, a.im - z.re};
+}
+
+// (1 + S g_mu) psi in the DeGrand-Rossi basis has two independent rows:
+//   h0 = p0 + S k0 p[a0],  h1 = p1 + S k1 p[a1]
+// and rows 2, 3 are multiples of them: r2 = S k2 h[b2], r3 = S k3 h[b3].
+struct Projector {
+  int a0, k0, a1, k1, b2, k2, b3, k3;
+};
+inline constexpr Projector kProjector[4] = {
+    {3, 2, 2, 2, 1, -2, 0, -2},   // x: h0 = p0 + S i p3, h1 = p1 + S i p2; r2 = -S i h1, r3 = -S i h0
+    {3, -1, 2, 1, 1, 1, 0, -1},   // y: h0 = p0 - S p3,   h1 = p1 + S p2;   r2 =  S h1,   r3 = -S h0
+    {2, 2, 3, -2, 0, -2, 1, 2},   // z: h0 = p0 + S i p2, h1 = p1 - S i p3; r2 = -S i h0, r3 =  S i h1
+    {2, 1, 3, 1, 0, 1, 1, 1},     // t: h0 = p0 + S p2,   h1 = p1 + S p3;   r2 =  S h0,   r3 =  S h1
+};
+
+template <class Real, class Vec, bool Folded>
+struct DslashBody {
+  static constexpr int W = static_cast<int>(Vec::size);
+  static constexpr int kLinkReals = 18 * (Folded ? W : 1);  // one link
+  using C = Complex<Vec>;
+
+  const RunArgs<Real>& a;
+  index_t x_extent;  // outer x extent of the output index space: l0 / 2 checkerboarded, l0 full
+
+  explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {}
+
+  index_t output_sites() const { return x_extent * a.outer[1] * a.outer[2] * a.outer[3]; }
+
+  // Outer coordinates from the output index space (x or x/2, y, z, t).
+  void coords(index_t xi, index_t y, index_t z, index_t t, index_t (&x)[4]) const {
+    x[0] = a.checkerboard ? 2 * xi + ((y + z + t + a.out_parity) & 1) : xi;
+    x[1] = y;
+    x[2] = z;
+    x[3] = t;
+  }
+  void coords(index_t i, index_t (&x)[4]) const {
+    const index_t xi = i % x_extent;
+    i /= x_extent;
+    const index_t y = i % a.outer[1];
+    i /= a.outer[1];
+    coords(xi, y, i % a.outer[2], i / a.outer[2], x);
+  }
+  // Storage index of outer coordinates in the input field.
+  index_t in_index(const index_t (&x)[4]) const {
+    const index_t lex = x[0] + a.outer[0] * (x[1] + a.outer[1] * (x[2] + a.outer[2] * x[3]));
+    return a.checkerboard ? lex / 2 : lex;
+  }
+
+  static C load(const Real* p, int k) { return {Vec::load_aligned(p + 2 * k * W), Vec::load_aligned(p + (2 * k + 1) * W)}; }
+  static C link(const Real* lk, int ab) {
+    if constexpr (Folded) return load(lk, ab);
+    else return {Vec(lk[2 * ab]), Vec(lk[2 * ab + 1])};  // broadcast across the right-hand sides
+  }
+
+  template <int Mu, int S>
+  void hop(C (&acc)[4][3], const Real* psi, bool crosses_fold, const Real* lk) const {
+    constexpr Projector P = kProjector[Mu];
+    C h[2][3];
+    for (int c = 0; c < 3; ++c) {
+      h[0][c] = add_unit<S * P.k0>(load(psi, c), load(psi, 3 * P.a0 + c));
+      h[1][c] = add_unit<S * P.k1>(load(psi, 3 + c), load(psi, 3 * P.a1 + c));
+    }
+    if constexpr (Folded && lane_bit<W>(Mu) >= 0) {
+      if (crosses_fold)  // the neighbour lives in the other virtual node: swap lanes across this fold
+        for (auto& hk : h)
+          for (C& z : hk) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
+    } else {
+      (void)crosses_fold;
+    }
+    C uh[2][3];
+    for (int r = 0; r < 3; ++r) {
+      const C u0 = link(lk, 3 * r), u1 = link(lk, 3 * r + 1), u2 = link(lk, 3 * r + 2);
+      for (int k = 0; k < 2; ++k) uh[k][r] = simd::mul_add(u2, h[k][2], simd::mul_add(u1, h[k][1], simd::mul(u0, h[k][0])));
+    }
+    for (int c = 0; c < 3; ++c) {
+      acc[0][c] = acc[0][c] + uh[0][c];
+      acc[1][c] = acc[1][c] + uh[1][c];
+      acc[2][c] = add_unit<S * P.k2>(acc[2][c], uh[P.b2][c]);
+      acc[3][c] = add_unit<S * P.k3>(acc[3][c], uh[P.b3][c]);
+    }
+  }
+
+  // Forward hop: (1 - g_mu) for D, (1 + g_mu) for D^dagger; backward the other.
+  template <bool Dagger, int Mu>
+  void hops(C (&acc)[4][3], const index_t (&x)[4], const Real* links, int b) const {
+    constexpr int S_forward = Dagger ? 1 : -1;
+    index_t n[4] = {x[0], x[1], x[2], x[3]};
+    const bool wraps_up = x[Mu] + 1 == a.outer[Mu];
+    n[Mu] = wraps_up ? 0 : x[Mu] + 1;
+    hop<Mu, S_forward>(acc, spinor(in_index(n), b), wraps_up, links + (2 * Mu) * kLinkReals);
+    const bool wraps_down = x[Mu] == 0;
+    n[Mu] = wraps_down ? a.outer[Mu] - 1 : x[Mu] - 1;
+    hop<Mu, -S_forward>(acc, spinor(in_index(n), b), wraps_down, links + (2 * Mu + 1) * kLinkReals);
+  }
+
+  const Real* spinor(index_t site, int b) const { return a.in + (site * a.blocks + b) * 24 * W; }
+
+  template <bool Dagger>
+  void site(index_t i, const index_t (&x)[4]) const {
+    const Real* links = a.links + i * 8 * kLinkReals;
+    for (int b = 0; b < a.blocks; ++b) {
+      C acc[4][3];
+      for (auto& row : acc)
+        for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
+      hops<Dagger, 0>(acc, x, links, b);
+      hops<Dagger, 1>(acc, x, links, b);
+      hops<Dagger, 2>(acc, x, links, b);
+      hops<Dagger, 3>(acc, x, links, b);
+      Real* o = a.out + (i * a.blocks + b) * 24 * W;
+      for (int k = 0; k < 12; ++k) {
+        simd::stream_store(o + 2 * k * W, acc[k / 3][k % 3].re);
+        simd::stream_store(o + (2 * k + 1) * W, acc[k / 3][k % 3].im);
+      }
+    }
+  }
+
+  template <bool Dagger>
+  void launch() const {
+    const index_t n = output_sites();
+    switch (a.dispatch) {
+      case Dispatch::Range:
+        parallel_for(a.label, RangePolicy<>(n), [this](index_t i) {
+          index_t x[4];
+          coords(i, x);
+          site<Dagger>(i, x);
+        });
+        break;
+      case Dispatch::MDRange:
+        parallel_for(a.label, MDRangePolicy<4>({0, 0, 0, 0}, {x_extent, a.outer[1], a.outer[2], a.outer[3]}, a.tile),
+                     [this](index_t xi, index_t y, index_t z, index_t t) {
+                       index_t x[4];
+                       coords(xi, y, z, t, x);
+                       site<Dagger>(xi + x_extent * (y + a.outer[1] * (z + a.outer[2] * t)), x);
+                     });
+        break;
+      case Dispatch::Team: {
+        const index_t chunk = a.sites_per_team > 0 ? a.sites_per_team : 4 * a.team_size;
+        parallel_for(a.label, TeamPolicy<>((n + chunk - 1) / chunk, a.team_size), [this, n, chunk](const TeamMember& m) {
+          const index_t base = m.league_rank() * chunk;
+          parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t i) {
+            index_t x[4];
+            coords(i, x);
+            site<Dagger>(i, x);
+          });
+        });
+        break;
+      }
+    }
+    if constexpr (W > 1) {
+#pragma omp parallel
+      simd::store_fence();  // streaming stores are weakly ordered: publish them before anyone reads
+    }
+  }
+};
+
+template <class Real, class Vec, bool Folded>
+void run_dslash(const RunArgs<Real>& args) {
+  const DslashBody<Real, Vec, Folded> body(args);
+  if (args.dagger) body.template launch<true>();
+  else body.template launch<false>();
+}
+
+template <class Vec, int Level = 0>
+void probe_permute(int level, const typename Vec::value_type* in, typename Vec::value_type* out) {
+  if constexpr ((1 << Level) < static_cast<int>(Vec::size)) {
+    if (level == Level) return simd::permute<Level>(Vec::load_aligned(in)).store_aligned(out);
+    probe_permute<Vec, Level + 1>(level, in, out);
+  }
+}
+
+template <class Vec>
+void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typename Vec::value_type* b,
+                      const typename Vec::value_type* c, typename Vec::value_type* out) {
+  constexpr int W = static_cast<int>(Vec::size);
+  const auto load = [](const typename Vec::value_type* p) { return Complex<Vec>{Vec::load_aligned(p), Vec::load_aligned(p + W)}; };
+  const Complex<Vec> x = load(a), y = load(b), z = load(c);
+  Complex<Vec> r{};
+  switch (op) {
+    case SimdOp::Mul: r = simd::mul(x, y); break;
+    case SimdOp::MulAdd: r = simd::mul_add(x, y, z); break;
+    case SimdOp::ConjMulAdd: r = simd::conj_mul_add(x, y, z); break;
+    case SimdOp::TimesI: r = simd::times_i(x); break;
+    case SimdOp::TimesMinusI: r = simd::times_minus_i(x); break;
+    case SimdOp::StreamStore:
+      simd::stream_store(out, x.re);
+      simd::stream_store(out + W, x.im);
+      simd::store_fence();
+      return;
+  }
+  r.re.store_aligned(out);
+  r.im.store_aligned(out + W);
+}
+
+template <class Real, class Vec>
+RunnerTable<Real> runner_table(bool with_naive) {
+  RunnerTable<Real> t;
+  if (with_naive) t.naive = &run_dslash<Real, Vec, false>;
+  t.mrhs = &run_dslash<Real, Vec, false>;
+  t.vnode = &run_dslash<Real, Vec, true>;
+  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>};
+  return t;
+}
+
+}  // namespace dslash::kernels

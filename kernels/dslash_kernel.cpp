@@ -1,0 +1,212 @@
+#include "kernels/dslash_kernel.hpp"
+
+#include <stdexcept>
+
+#include "dslash/core.hpp"
+#include "kernels/reference_dslash.hpp"
+
+namespace dslash {
+
+namespace {
+
+template <class Real>
+RunnerTable<Real> runners_for(SimdIsa isa) {
+  switch (isa) {
+    case SimdIsa::Scalar: return scalar_runners<Real>();
+    case SimdIsa::Emulated512: return emulated512_runners<Real>();
+#if defined(DSLASH_HAVE_X86)
+    case SimdIsa::Sse2: return sse2_runners<Real>();
+    case SimdIsa::Avx2: return avx2_runners<Real>();
+    case SimdIsa::Avx512: return avx512_runners<Real>();
+#endif
+#if defined(DSLASH_HAVE_NEON)
+    case SimdIsa::Neon: return neon_runners<Real>();
+#endif
+    default: break;
+  }
+  throw std::invalid_argument(std::string("no kernels compiled for ") + to_string(isa));
+}
+
+Subset input_subset(Subset out) {
+  return out == Subset::Full ? Subset::Full : out == Subset::Even ? Subset::Odd : Subset::Even;
+}
+
+}  // namespace
+
+template <class Real>
+DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config)
+    : cfg_(config), geom_(u.geometry()) {
+  if (cfg_.kernel == KernelFamily::Naive) cfg_.isa = SimdIsa::Scalar;  // naive is scalar by definition
+  const std::string prec = sizeof(Real) == 4 ? "f32" : "f64";
+  const std::string what = std::string(to_string(cfg_.kernel)) + " (" + to_string(cfg_.isa) + ", " +
+                           (sizeof(Real) == 4 ? "single" : "double") + ")";
+  if (!cpu_supports(cfg_.isa)) throw std::invalid_argument(what + ": this CPU cannot run " + to_string(cfg_.isa));
+  const int lanes = cfg_.kernel == KernelFamily::Naive ? 1 : simd_lanes(cfg_.isa, sizeof(Real));
+  if (cfg_.nrhs < 1) throw std::invalid_argument(what + ": nrhs must be >= 1");
+  int blocks = 1;
+  if (cfg_.kernel == KernelFamily::Mrhs) {
+    if (cfg_.nrhs % lanes != 0) {
+      const int lo = cfg_.nrhs / lanes * lanes;
+      throw std::invalid_argument(what + " puts " + std::to_string(lanes) + " right-hand sides in a vector: nrhs = " +
+                                  std::to_string(cfg_.nrhs) + " must be a multiple of " + std::to_string(lanes) +
+                                  "; nearest valid: " + (lo > 0 ? std::to_string(lo) + " or " : "") + std::to_string(lo + lanes));
+    }
+    blocks = cfg_.nrhs / lanes;
+  } else if (cfg_.nrhs != 1) {
+    throw std::invalid_argument(what + " applies to one right-hand side at a time (nrhs = " + std::to_string(cfg_.nrhs) +
+                                "); use mrhs for several");
+  }
+  for (index_t t : cfg_.tile)
+    if (t < 0) throw std::invalid_argument(what + ": MDRange tile sizes must be >= 0");
+  if (cfg_.team_size < 1) throw std::invalid_argument(what + ": team size must be >= 1");
+  if (cfg_.sites_per_team < 0) throw std::invalid_argument(what + ": sites per team must be >= 0");
+  layout_ = KernelLayout::make(geom_, lanes, cfg_.kernel == KernelFamily::Vnode, blocks, what);
+
+  const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
+  runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs : table.vnode;
+  if (runner_ == nullptr) throw std::invalid_argument(what + ": not built for this instruction set");
+  label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + to_string(cfg_.isa) + "_" + prec + "_" + to_string(cfg_.dispatch);
+
+  // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane.
+  const int W = layout_.lanes;
+  const int link_lanes = layout_.folded ? W : 1;
+  const index_t outer_sites = output_sites() / (layout_.folded ? W : 1);
+  check_memory_fits(static_cast<std::uint64_t>(outer_sites) * 8 * 18 * static_cast<std::uint64_t>(link_lanes) * sizeof(Real),
+                    label_ + " links");
+  links_ = View<Real, 1>(label_ + "_links", static_cast<std::size_t>(outer_sites * 8 * 18 * link_lanes));
+  Real* L = links_.data();
+  for_each_slot(cfg_.out, [&](index_t, int lane, index_t o, site_t s) {
+    if (!layout_.folded && lane != 0) return;
+    for (int mu = 0; mu < 4; ++mu) {
+      const ColourMatrix<Real> hop_link[2] = {u.link(s, mu), adjoint(u.link(geom_.neighbour(s, mu, -1), mu))};
+      for (int dir = 0; dir < 2; ++dir)
+        for (int ab = 0; ab < 9; ++ab) {
+          const std::complex<Real> z = hop_link[dir](ab / 3, ab % 3);
+          const index_t base = ((o * 8 + 2 * mu + dir) * 9 + ab) * 2;
+          L[(base + 0) * link_lanes + (layout_.folded ? lane : 0)] = z.real();
+          L[(base + 1) * link_lanes + (layout_.folded ? lane : 0)] = z.imag();
+        }
+    }
+  });
+}
+
+template <class Real>
+Subset DslashKernel<Real>::in_subset() const {
+  return input_subset(cfg_.out);
+}
+
+template <class Real>
+site_t DslashKernel<Real>::output_sites() const {
+  return cfg_.out == Subset::Full ? geom_.volume() : geom_.half_volume();
+}
+
+template <class Real>
+std::uint64_t DslashKernel<Real>::spinor_bytes() const {
+  return static_cast<std::uint64_t>(output_sites()) * 24u * static_cast<std::uint64_t>(cfg_.nrhs) * sizeof(Real);
+}
+
+template <class Real>
+View<Real, 1> DslashKernel<Real>::allocate_spinors(const std::string& label) const {
+  check_memory_fits(spinor_bytes(), label);
+  return View<Real, 1>(label, static_cast<std::size_t>(spinor_bytes() / sizeof(Real)));
+}
+
+// Every packed slot: outer index o (one vector per lane set), lane, and the global site it holds.
+// f(storage index of that site in a `subset` field, lane, o, global site).
+template <class Real>
+template <class F>
+void DslashKernel<Real>::for_each_slot(Subset subset, const F& f) const {
+  const Geometry outer = layout_.outer_geometry();
+  const index_t n = subset == Subset::Full ? outer.volume() : outer.half_volume();
+  const int W = layout_.lanes;
+  parallel_for("pack_slots", RangePolicy<>(n), [&](index_t o) {
+    const site_t so = subset == Subset::Full ? o : outer.site_from_cb(o, static_cast<Parity>(subset));
+    const Coord xo = outer.coords(so);
+    for (int lane = 0; lane < W; ++lane) {
+      const site_t s = geom_.site(layout_.global_coords(xo, lane));
+      f(subset == Subset::Full ? s : Geometry::cb_index(s), lane, o, s);
+    }
+  });
+}
+
+template <class Real>
+void DslashKernel<Real>::pack(const std::vector<SpinorField<Real>>& in, const View<Real, 1>& packed) const {
+  if (static_cast<int>(in.size()) != cfg_.nrhs)
+    throw std::invalid_argument(label_ + ": expects " + std::to_string(cfg_.nrhs) + " input spinors, got " + std::to_string(in.size()));
+  for (const auto& f : in)
+    if (f.subset() != in_subset() || !(f.geometry() == geom_))
+      throw std::invalid_argument(label_ + ": input spinors must be " + to_string(in_subset()) + " fields on " + geom_.to_string());
+  if (packed.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": packed buffer has the wrong size");
+  const int W = layout_.lanes, B = layout_.blocks;
+  Real* p = packed.data();
+  for_each_slot(in_subset(), [&](index_t i, int lane, index_t o, site_t) {
+    for (int b = 0; b < B; ++b) {
+      const SpinorField<Real>& f = in[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
+      const index_t site = layout_.folded ? i : o;
+      for (int k = 0; k < 12; ++k) {
+        const std::complex<Real> z = f(site, k / 3, k % 3);
+        p[(((o * B + b) * 12 + k) * 2 + 0) * W + lane] = z.real();
+        p[(((o * B + b) * 12 + k) * 2 + 1) * W + lane] = z.imag();
+      }
+    }
+  });
+}
+
+template <class Real>
+void DslashKernel<Real>::unpack(const View<Real, 1>& packed, std::vector<SpinorField<Real>>& out) const {
+  out.clear();
+  for (int r = 0; r < cfg_.nrhs; ++r) out.emplace_back(geom_, cfg_.out, label_ + "_out");
+  const int W = layout_.lanes, B = layout_.blocks;
+  const Real* p = packed.data();
+  for_each_slot(cfg_.out, [&](index_t i, int lane, index_t o, site_t) {
+    for (int b = 0; b < B; ++b) {
+      SpinorField<Real>& f = out[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
+      const index_t site = layout_.folded ? i : o;
+      for (int k = 0; k < 12; ++k)
+        f(site, k / 3, k % 3) = {p[(((o * B + b) * 12 + k) * 2 + 0) * W + lane], p[(((o * B + b) * 12 + k) * 2 + 1) * W + lane]};
+    }
+  });
+}
+
+template <class Real>
+void DslashKernel<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out) const {
+  if (in.size() * sizeof(Real) != spinor_bytes() || out.size() * sizeof(Real) != spinor_bytes())
+    throw std::invalid_argument(label_ + ": spinor buffers have the wrong size");
+  RunArgs<Real> args{};
+  args.in = in.data();
+  args.out = out.data();
+  args.links = links_.data();
+  for (std::size_t mu = 0; mu < 4; ++mu) args.outer[mu] = layout_.outer[mu];
+  args.checkerboard = cfg_.out != Subset::Full;
+  args.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
+  args.blocks = layout_.blocks;
+  args.dagger = cfg_.dagger;
+  args.dispatch = cfg_.dispatch;
+  args.tile = cfg_.tile;
+  args.team_size = cfg_.team_size;
+  args.sites_per_team = cfg_.sites_per_team;
+  args.label = label_.c_str();
+  runner_(args);
+}
+
+template <class Real>
+std::vector<SpinorField<Real>> DslashKernel<Real>::apply(const std::vector<SpinorField<Real>>& in) const {
+  const View<Real, 1> packed_in = allocate_spinors(label_ + "_in"), packed_out = allocate_spinors(label_ + "_out");
+  pack(in, packed_in);
+  apply(packed_in, packed_out);
+  std::vector<SpinorField<Real>> out;
+  unpack(packed_out, out);
+  return out;
+}
+
+template <class Real>
+SimdProbe<Real> simd_probe(SimdIsa isa) {
+  return runners_for<Real>(isa).probe;
+}
+template SimdProbe<float> simd_probe<float>(SimdIsa);
+template SimdProbe<double> simd_probe<double>(SimdIsa);
+
+template class DslashKernel<float>;
+template class DslashKernel<double>;
+
+}  // namespace dslash

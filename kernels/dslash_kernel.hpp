@@ -1,0 +1,62 @@
+#pragma once
+// DslashKernel<Real>: one configured Wilson Dslash (family x dispatch x ISA x parity x dagger) on a
+// gauge field. Construction validates the configuration against the lattice and packs the links
+// into the kernel's layout; apply() on packed spinors is the part a benchmark times.
+//
+//   DslashKernel<float> d(u, {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::MDRange,
+//                             .isa = best_isa(), .out = Subset::Even});
+//   auto chi = d.apply(psi);  // psi: odd-parity fields; chi: even-parity fields
+#include <string>
+#include <vector>
+
+#include "dslash/core/view.hpp"
+#include "dslash/lattice/gauge_field.hpp"
+#include "dslash/lattice/spinor_field.hpp"
+#include "kernels/dslash_runner.hpp"
+#include "kernels/kernel_layout.hpp"
+
+namespace dslash {
+
+// The SIMD probe of an instruction set (for tests); throws if it is not compiled in.
+template <class Real>
+SimdProbe<Real> simd_probe(SimdIsa isa);
+
+template <class Real>
+class DslashKernel {
+ public:
+  // Throws std::invalid_argument with the reason (a lattice the folding cannot take, an nrhs the
+  // lanes do not divide, an ISA this CPU lacks, ...).
+  DslashKernel(const GaugeField<Real>& u, const DslashConfig& config);
+
+  const DslashConfig& config() const { return cfg_; }
+  const KernelLayout& layout() const { return layout_; }
+  const std::string& label() const { return label_; }  // e.g. "dslash_vnode_avx2_f32_mdrange"
+  Subset in_subset() const;
+  Subset out_subset() const { return cfg_.out; }
+  site_t output_sites() const;  // lattice sites written per right-hand side
+
+  // A spinor buffer in this kernel's layout for all nrhs right-hand sides (input and output alike).
+  View<Real, 1> allocate_spinors(const std::string& label) const;
+  std::uint64_t spinor_bytes() const;
+  std::uint64_t link_bytes() const { return links_.span_bytes(); }
+  // nrhs fields of in_subset() -> packed; packed -> nrhs fields of out_subset().
+  void pack(const std::vector<SpinorField<Real>>& in, const View<Real, 1>& packed) const;
+  void unpack(const View<Real, 1>& packed, std::vector<SpinorField<Real>>& out) const;
+
+  void apply(const View<Real, 1>& in, const View<Real, 1>& out) const;
+  std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack
+
+ private:
+  // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
+  template <class F>
+  void for_each_slot(Subset subset, const F& f) const;
+
+  DslashConfig cfg_;
+  Geometry geom_;
+  KernelLayout layout_;
+  View<Real, 1> links_;
+  DslashRunner<Real> runner_ = nullptr;
+  std::string label_;
+};
+
+}  // namespace dslash

@@ -1,0 +1,40 @@
+#pragma once
+// How a kernel stores its fields. Spinors: per outer site, per right-hand-side block, 12 complex
+// numbers as (re vector, im vector) of W lanes: offset ((site*blocks + b)*24 + 2*(3*spin+colour) + reim)*W + lane.
+//   naive : W = 1, blocks = 1           -> exactly SpinorField's interleaved complex layout
+//   mrhs  : W lanes = W right-hand sides, blocks = nrhs / W
+//   vnode : W lanes = W virtual nodes: the lattice folded in two along log2(W) directions
+// Links, per output site, 8 hops (forward U_mu(x), backward U_mu(x-mu)^dagger, mu = x, y, z, t):
+//   not folded: 9 complex (interleaved), broadcast across lanes by the kernel
+//   folded    : 9 complex as (re vector, im vector), one lane per virtual node
+#include <array>
+#include <string>
+
+#include "dslash/core/policies.hpp"
+#include "dslash/lattice/geometry.hpp"
+
+namespace dslash {
+
+struct KernelLayout {
+  int lanes = 1;
+  bool folded = false;
+  int blocks = 1;
+  Coord nodes{1, 1, 1, 1};       // virtual nodes per direction (1 or 2)
+  Coord outer{};                 // outer (per virtual node) lattice extents
+  std::array<int, 4> lane_bit{-1, -1, -1, -1};  // the lane-index bit of each folded direction
+
+  // Folding W = 2^d lanes takes the last d directions: W = 8 folds y, z, t; W = 16 folds x, y, z, t.
+  // Throws std::invalid_argument naming the constraint and the nearest valid sizes.
+  static KernelLayout make(const Geometry& global, int lanes, bool folded, int blocks, const std::string& what);
+
+  Geometry outer_geometry() const { return Geometry(outer); }
+  // Global lattice site of lane `lane` at outer coordinates xo.
+  Coord global_coords(const Coord& xo, int lane) const {
+    Coord x = xo;
+    for (std::size_t mu = 0; mu < 4; ++mu)
+      if (lane_bit[mu] >= 0) x[mu] += ((lane >> lane_bit[mu]) & 1) * outer[mu];
+    return x;
+  }
+};
+
+}  // namespace dslash

@@ -1,0 +1,46 @@
+#pragma once
+// The choices a Dslash launch is made of: kernel family, dispatch policy, instruction set.
+#include <array>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "dslash/core/policies.hpp"
+#include "dslash/lattice/geometry.hpp"
+
+namespace dslash {
+
+enum class KernelFamily { Naive, Mrhs, Vnode };
+enum class Dispatch { Range, Team, MDRange };
+// Emulated512 runs the AVX-512 lane counts on our scalar fallback, so the 16-way folding is
+// validated on any CPU.
+enum class SimdIsa { Scalar, Sse2, Avx2, Avx512, Neon, Emulated512 };
+
+const char* to_string(KernelFamily k);
+const char* to_string(Dispatch d);
+const char* to_string(SimdIsa s);
+// Throw std::invalid_argument listing the valid names.
+KernelFamily parse_kernel(std::string_view name);
+Dispatch parse_dispatch(std::string_view name);
+SimdIsa parse_simd(std::string_view name);  // also "auto": the best the CPU runs
+
+std::vector<SimdIsa> compiled_isas();   // built into this binary
+bool cpu_supports(SimdIsa isa);         // compiled in and runnable on this CPU
+std::vector<SimdIsa> runnable_isas();   // compiled_isas() filtered by cpu_supports()
+SimdIsa best_isa();
+// Reals per vector of the instruction set: 4 floats / 2 doubles for SSE2, 8 / 4 AVX2, 16 / 8 AVX-512.
+int simd_lanes(SimdIsa isa, int bytes_per_real);
+
+struct DslashConfig {
+  KernelFamily kernel = KernelFamily::Naive;
+  Dispatch dispatch = Dispatch::Range;
+  SimdIsa isa = SimdIsa::Scalar;
+  Subset out = Subset::Even;  // Even/Odd: checkerboarded D_{p<-1-p}; Full: the full-lattice D
+  bool dagger = false;
+  int nrhs = 1;                        // mrhs: a multiple of the lane count; naive and vnode: 1
+  std::array<index_t, 4> tile{};       // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
+  int team_size = 1;                   // TeamPolicy threads per team
+  index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size
+};
+
+}  // namespace dslash

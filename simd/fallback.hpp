@@ -1,0 +1,71 @@
+#pragma once
+// Our own scalar fallback (xsimd 8.1 has no scalar or emulated batch): W lanes in a plain array,
+// with the interface of the per-ISA batches. W = 1 is the scalar type of the naive kernel; larger W
+// emulates a vector ISA lane by lane (the tests use it to fold a lattice 16 ways on any CPU).
+#include <array>
+#include <cstddef>
+
+namespace dslash::simd {
+
+template <class Real, int W>
+struct FallbackBatch {
+  using value_type = Real;
+  static constexpr std::size_t size = W;
+  std::array<Real, W> v;
+
+  FallbackBatch() = default;
+  FallbackBatch(Real x) { v.fill(x); }  // broadcast, as xsimd::batch(T)
+  static FallbackBatch load_aligned(const Real* p) {
+    FallbackBatch b;
+    for (int i = 0; i < W; ++i) b.v[i] = p[i];
+    return b;
+  }
+  void store_aligned(Real* p) const {
+    for (int i = 0; i < W; ++i) p[i] = v[i];
+  }
+  Real get(int i) const { return v[static_cast<std::size_t>(i)]; }
+
+#define DSLASH_FALLBACK_OP(op)                                              \
+  friend FallbackBatch operator op(const FallbackBatch& a, const FallbackBatch& b) { \
+    FallbackBatch r;                                                        \
+    for (int i = 0; i < W; ++i) r.v[i] = a.v[i] op b.v[i];                  \
+    return r;                                                               \
+  }
+  DSLASH_FALLBACK_OP(+)
+  DSLASH_FALLBACK_OP(-)
+  DSLASH_FALLBACK_OP(*)
+#undef DSLASH_FALLBACK_OP
+  friend FallbackBatch operator-(const FallbackBatch& a) {
+    FallbackBatch r;
+    for (int i = 0; i < W; ++i) r.v[i] = -a.v[i];
+    return r;
+  }
+};
+
+template <class Real, int W>
+inline FallbackBatch<Real, W> madd(const FallbackBatch<Real, W>& a, const FallbackBatch<Real, W>& b,
+                                   const FallbackBatch<Real, W>& c) {
+  return a * b + c;
+}
+template <class Real, int W>
+inline FallbackBatch<Real, W> nmadd(const FallbackBatch<Real, W>& a, const FallbackBatch<Real, W>& b,
+                                    const FallbackBatch<Real, W>& c) {
+  return c - a * b;
+}
+
+// Swap lanes whose index differs in bit Level: lane i takes lane i ^ (1 << Level).
+//   Level 0: AB CD EF GH -> BA DC FE HG     Level 1: ABCD EFGH -> CDAB GHEF     Level 2: ABCDEFGH -> EFGHABCD
+template <int Level, class Real, int W>
+inline FallbackBatch<Real, W> permute(const FallbackBatch<Real, W>& a) {
+  static_assert((1 << Level) < W, "permute level out of range for this width");
+  FallbackBatch<Real, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = a.v[i ^ (1 << Level)];
+  return r;
+}
+
+template <class Real, int W>
+inline void stream_store(Real* p, const FallbackBatch<Real, W>& b) {
+  b.store_aligned(p);
+}
+
+}  // namespace dslash::simd

@@ -1,0 +1,54 @@
+#pragma once
+// Every construct that depends on the xsimd version lives here (written against Debian's xsimd
+// 8.1; xsimd 9+ renamed hadd to reduce_add and changed some arch spellings).
+#include <xsimd/xsimd.hpp>
+
+namespace dslash::simd {
+
+// The x86-64 instruction sets we compile kernels for, as xsimd arch tags.
+using xsimd_sse2 = xsimd::sse2;
+using xsimd_avx2 = xsimd::fma3<xsimd::avx2>;  // AVX2 with FMA: every AVX2 CPU we target has it
+using xsimd_avx512 = xsimd::avx512f;
+
+template <class T, class A>
+using Batch = xsimd::batch<T, A>;
+
+// Fused multiply-add forms: madd = a*b + c, nmadd = c - a*b.
+template <class T, class A>
+inline Batch<T, A> madd(const Batch<T, A>& a, const Batch<T, A>& b, const Batch<T, A>& c) {
+  return xsimd::fma(a, b, c);
+}
+template <class T, class A>
+inline Batch<T, A> nmadd(const Batch<T, A>& a, const Batch<T, A>& b, const Batch<T, A>& c) {
+  return xsimd::fnma(a, b, c);
+}
+
+template <class T, class A>
+inline T reduce_add(const Batch<T, A>& b) {
+#if XSIMD_VERSION_MAJOR >= 9
+  return xsimd::reduce_add(b);
+#else
+  return xsimd::hadd(b);
+#endif
+}
+
+// The raw intrinsic register of a batch, and back.
+template <class T, class A>
+inline typename Batch<T, A>::register_type to_register(const Batch<T, A>& b) {
+  return b;
+}
+
+// What the running CPU (and OS) supports.
+struct CpuFeatures {
+  bool sse2, avx2_fma, avx512f, neon;
+};
+inline CpuFeatures detect_cpu() {
+  const auto a = xsimd::available_architectures();
+#if defined(__x86_64__) || defined(__i386__)
+  return {a.sse2 != 0, a.avx2 != 0 && a.fma3_avx2 != 0, a.avx512f != 0, false};
+#else
+  return {false, false, false, a.neon64 != 0 || a.neon != 0};
+#endif
+}
+
+}  // namespace dslash::simd

@@ -1,0 +1,199 @@
+// Every kernel x dispatch x precision x instruction set x parity x dagger against the scalar
+// reference (CONVENTIONS.md tolerances: 1e-5 single, 1e-12 double, relative).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <tuple>
+
+#include "kernels/dslash_kernel.hpp"
+#include "kernels/reference_dslash.hpp"
+#include "test_support.hpp"
+
+namespace dslash {
+namespace {
+
+// Every extent a multiple of 4 (16 lanes fold all four directions), no two alike where it matters.
+const Geometry kLattice({8, 4, 12, 8});
+constexpr int kMaxRhs = 16;
+
+// The inputs, and the reference outputs, computed once in double from the (rounded) inputs.
+template <class Real>
+struct Fixture {
+  GaugeField<Real> u{kLattice};
+  GaugeField<double> u_double{kLattice};  // u, rounded to Real, in double
+  std::vector<SpinorField<Real>> psi;  // full-lattice inputs
+  std::map<std::tuple<int, bool, int>, SpinorField<double>> reference;  // (subset, dagger, rhs)
+
+  Fixture() {
+    GaugeField<double> ud(kLattice);
+    fill_random_su3(ud, 99);
+    u = convert_precision<Real>(ud);
+    u_double = convert_precision<double>(u);
+    for (int r = 0; r < kMaxRhs; ++r) {
+      SpinorField<double> p(kLattice, Subset::Full);
+      fill_gaussian(p, 1000 + static_cast<std::uint64_t>(r));
+      psi.push_back(convert_precision<Real>(p));
+    }
+  }
+  const SpinorField<double>& expected(Subset out, bool dagger, int rhs) {
+    const auto key = std::make_tuple(static_cast<int>(out), dagger, rhs);
+    auto it = reference.find(key);
+    if (it == reference.end()) {
+      const Subset in = out == Subset::Full ? Subset::Full : subset_of(other(static_cast<Parity>(out)));
+      SpinorField<double> in_field(kLattice, in), out_field(kLattice, out);
+      copy_sites(convert_precision<double>(psi[static_cast<std::size_t>(rhs)]), in_field);
+      dslash_reference(u_double, in_field, out_field, dagger);
+      it = reference.emplace(key, std::move(out_field)).first;
+    }
+    return it->second;
+  }
+  std::vector<SpinorField<Real>> inputs(Subset in, int nrhs) const {
+    std::vector<SpinorField<Real>> v;
+    for (int r = 0; r < nrhs; ++r) copy_sites(psi[static_cast<std::size_t>(r)], v.emplace_back(kLattice, in));
+    return v;
+  }
+};
+
+template <class Real>
+Fixture<Real>& fixture() {
+  static Fixture<Real> f;
+  return f;
+}
+
+struct Variant {
+  KernelFamily kernel;
+  SimdIsa isa;
+  Dispatch dispatch;
+  bool single;
+};
+
+std::vector<Variant> all_variants() {
+  std::vector<Variant> v;
+  for (bool single : {true, false})
+    for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange}) {
+      v.push_back({KernelFamily::Naive, SimdIsa::Scalar, d, single});
+      for (KernelFamily k : {KernelFamily::Mrhs, KernelFamily::Vnode})
+        for (SimdIsa isa : compiled_isas()) v.push_back({k, isa, d, single});
+    }
+  return v;
+}
+
+class DslashKernels : public ::testing::TestWithParam<Variant> {
+ protected:
+  void SetUp() override {
+    if (!cpu_supports(GetParam().isa)) GTEST_SKIP() << to_string(GetParam().isa) << " is not supported by this CPU";
+  }
+
+  template <class Real>
+  void check_against_reference(const DslashConfig& base) {
+    Fixture<Real>& f = fixture<Real>();
+    const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
+    for (Subset out : {Subset::Even, Subset::Odd, Subset::Full})
+      for (bool dagger : {false, true}) {
+        DslashConfig cfg = base;
+        cfg.out = out;
+        cfg.dagger = dagger;
+        if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(cfg.isa, sizeof(Real)) * (cfg.isa == SimdIsa::Scalar ? 3 : 1);
+        const DslashKernel<Real> d(f.u, cfg);
+        const auto result = d.apply(f.inputs(d.in_subset(), cfg.nrhs));
+        ASSERT_EQ(static_cast<int>(result.size()), cfg.nrhs);
+        for (int r = 0; r < cfg.nrhs; ++r)
+          EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], f.expected(out, dagger, r)), tolerance)
+              << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
+      }
+  }
+
+  DslashConfig config() const {
+    DslashConfig cfg;
+    cfg.kernel = GetParam().kernel;
+    cfg.isa = GetParam().isa;
+    cfg.dispatch = GetParam().dispatch;
+    // Tiles and teams that do not divide the site count: no site may be dropped.
+    cfg.tile = {3, 3, 5, 3};
+    cfg.team_size = 3;
+    cfg.sites_per_team = 7;
+    return cfg;
+  }
+};
+
+TEST_P(DslashKernels, AgreesWithTheReference) {
+  if (GetParam().single) check_against_reference<float>(config());
+  else check_against_reference<double>(config());
+}
+
+TEST_P(DslashKernels, DefaultTilesAndTeamsToo) {
+  DslashConfig cfg = config();
+  cfg.tile = {};
+  cfg.team_size = 1;
+  cfg.sites_per_team = 0;
+  if (GetParam().single) check_against_reference<float>(cfg);
+  else check_against_reference<double>(cfg);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_variants()), [](const auto& param_info) {
+  const Variant& v = param_info.param;
+  return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
+});
+
+TEST(DslashKernelLayouts, PackThenUnpackIsExact) {
+  Fixture<double>& f = fixture<double>();
+  for (SimdIsa isa : runnable_isas())
+    for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}) {
+      DslashConfig cfg{.kernel = k, .isa = isa, .out = Subset::Full};
+      cfg.nrhs = k == KernelFamily::Mrhs ? simd_lanes(isa, 8) : 1;
+      const DslashKernel<double> full(f.u, cfg);
+      const auto in = f.inputs(Subset::Full, cfg.nrhs);
+      const View<double, 1> packed = full.allocate_spinors("packed");
+      full.pack(in, packed);
+      std::vector<SpinorField<double>> back;
+      full.unpack(packed, back);
+      for (int r = 0; r < cfg.nrhs; ++r) EXPECT_EQ(test::relative_difference(back[static_cast<std::size_t>(r)], in[static_cast<std::size_t>(r)]), 0.0) << full.label();
+      // A checkerboard packed by the D_{o<-e} kernel unpacks through the D_{e<-o} kernel's output side.
+      cfg.out = Subset::Odd;
+      const DslashKernel<double> odd_out(f.u, cfg);
+      cfg.out = Subset::Even;
+      const DslashKernel<double> even_out(f.u, cfg);
+      const auto even_in = f.inputs(Subset::Even, cfg.nrhs);
+      const View<double, 1> cb = odd_out.allocate_spinors("cb");
+      odd_out.pack(even_in, cb);
+      even_out.unpack(cb, back);
+      for (int r = 0; r < cfg.nrhs; ++r) EXPECT_EQ(test::relative_difference(back[static_cast<std::size_t>(r)], even_in[static_cast<std::size_t>(r)]), 0.0) << even_out.label();
+    }
+}
+
+TEST(DslashKernelLayouts, MrhsEqualsIndependentSingleRhsApplications) {
+  Fixture<float>& f = fixture<float>();
+  const SimdIsa isa = best_isa();
+  const int n = 2 * simd_lanes(isa, 4);  // two blocks of right-hand sides
+  const DslashKernel<float> mrhs(f.u, {.kernel = KernelFamily::Mrhs, .isa = isa, .out = Subset::Odd, .nrhs = n});
+  const DslashKernel<float> naive(f.u, {.kernel = KernelFamily::Naive, .out = Subset::Odd});
+  const auto in = f.inputs(Subset::Even, n);
+  const auto together = mrhs.apply(in);
+  for (int r = 0; r < n; ++r) {
+    const auto alone = naive.apply({in[static_cast<std::size_t>(r)]});
+    EXPECT_LT(test::relative_difference(together[static_cast<std::size_t>(r)], alone[0]), 1e-5) << "rhs " << r;
+  }
+}
+
+TEST(DslashKernelValidation, ClearErrorsForWhatAKernelCannotTake) {
+  GaugeField<float> u(Geometry({4, 6, 8, 10}));
+  fill_unit(u);
+  auto message = [&](const DslashConfig& cfg) -> std::string {
+    try {
+      DslashKernel<float> d(u, cfg);
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  // 16 emulated lanes fold x, y, z, t: L1 = 6 is not a multiple of 4.
+  EXPECT_NE(message({.kernel = KernelFamily::Vnode, .isa = SimdIsa::Emulated512}).find("L1 (y) = 6 must be a multiple of 4; nearest valid: 4 or 8"), std::string::npos)
+      << message({.kernel = KernelFamily::Vnode, .isa = SimdIsa::Emulated512});
+  EXPECT_NE(message({.kernel = KernelFamily::Mrhs, .isa = SimdIsa::Emulated512, .nrhs = 20}).find("must be a multiple of 16; nearest valid: 16 or 32"), std::string::npos);
+  EXPECT_NE(message({.kernel = KernelFamily::Vnode, .isa = SimdIsa::Scalar, .nrhs = 2}).find("one right-hand side"), std::string::npos);
+  EXPECT_NE(message({.kernel = KernelFamily::Naive, .tile = {-1, 0, 0, 0}}).find("tile"), std::string::npos);
+  EXPECT_EQ(message({.kernel = KernelFamily::Vnode, .isa = SimdIsa::Scalar}), "accepted");  // one lane folds nothing
+}
+
+}  // namespace
+}  // namespace dslash

@@ -1,0 +1,104 @@
+// Every SIMD operation of every instruction set, lane by lane against scalar code. The vector code
+// runs inside the kernel library's per-ISA translation units (through SimdProbe); this file is
+// built for the baseline CPU, so it runs everywhere and skips what the CPU cannot run.
+#include <gtest/gtest.h>
+
+#include <complex>
+#include <vector>
+
+#include "dslash/core/view.hpp"
+#include "kernels/dslash_kernel.hpp"
+
+namespace dslash {
+namespace {
+
+struct Case {
+  SimdIsa isa;
+  bool single;
+};
+
+std::vector<Case> all_cases() {
+  std::vector<Case> c;
+  for (SimdIsa isa : compiled_isas())
+    for (bool single : {true, false}) c.push_back({isa, single});
+  return c;
+}
+
+class Simd : public ::testing::TestWithParam<Case> {
+ protected:
+  void SetUp() override {
+    if (!cpu_supports(GetParam().isa)) GTEST_SKIP() << to_string(GetParam().isa) << " is not supported by this CPU";
+  }
+  template <class Real>
+  void check_permutes() {
+    const SimdProbe<Real> probe = simd_probe<Real>(GetParam().isa);
+    const int W = probe.lanes;
+    ASSERT_EQ(W, simd_lanes(GetParam().isa, sizeof(Real)));
+    View<Real, 1> in("in", 16), out("out", 16);
+    for (int i = 0; i < W; ++i) in(i) = static_cast<Real>(10 + i);
+    for (int level = 0; (1 << level) < W; ++level) {
+      probe.permute(level, in.data(), out.data());
+      for (int i = 0; i < W; ++i) EXPECT_EQ(out(i), in(i ^ (1 << level))) << "level " << level << " lane " << i;
+    }
+  }
+  template <class Real>
+  void check_complex_ops() {
+    const SimdProbe<Real> probe = simd_probe<Real>(GetParam().isa);
+    const int W = probe.lanes;
+    View<Real, 1> a("a", 32), b("b", 32), c("c", 32), out("out", 32);
+    auto lane = [&](const View<Real, 1>& v, int i) { return std::complex<double>(v(i), v(i + W)); };
+    for (int i = 0; i < W; ++i) {
+      a(i) = static_cast<Real>(0.5 + i), a(i + W) = static_cast<Real>(-1.25 + 0.5 * i);
+      b(i) = static_cast<Real>(2 - i), b(i + W) = static_cast<Real>(0.75 * i);
+      c(i) = static_cast<Real>(3), c(i + W) = static_cast<Real>(-i);
+    }
+    const std::complex<double> I(0, 1);
+    const std::pair<SimdOp, std::complex<double> (*)(std::complex<double>, std::complex<double>, std::complex<double>)> ops[] = {
+        {SimdOp::Mul, [](auto x, auto y, auto) { return x * y; }},
+        {SimdOp::MulAdd, [](auto x, auto y, auto z) { return z + x * y; }},
+        {SimdOp::ConjMulAdd, [](auto x, auto y, auto z) { return z + std::conj(x) * y; }},
+        {SimdOp::TimesI, [](auto x, auto, auto) { return std::complex<double>(0, 1) * x; }},
+        {SimdOp::TimesMinusI, [](auto x, auto, auto) { return std::complex<double>(0, -1) * x; }},
+        {SimdOp::StreamStore, [](auto x, auto, auto) { return x; }},
+    };
+    (void)I;
+    for (const auto& [op, expect] : ops) {
+      probe.complex_op(op, a.data(), b.data(), c.data(), out.data());
+      for (int i = 0; i < W; ++i)
+        EXPECT_NEAR(std::abs(lane(out, i) - expect(lane(a, i), lane(b, i), lane(c, i))), 0.0, 1e-5)
+            << "op " << static_cast<int>(op) << " lane " << i;
+    }
+  }
+};
+
+TEST_P(Simd, PermutesSwapLanesAcrossEachFold) {
+  if (GetParam().single) check_permutes<float>();
+  else check_permutes<double>();
+}
+
+TEST_P(Simd, ComplexArithmeticMatchesScalar) {
+  if (GetParam().single) check_complex_ops<float>();
+  else check_complex_ops<double>();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryIsa, Simd, ::testing::ValuesIn(all_cases()), [](const auto& param_info) {
+  return std::string(to_string(param_info.param.isa)) + (param_info.param.single ? "_single" : "_double");
+});
+
+TEST(SimdSelection, AutoPicksARunnableIsaAndUnknownNamesAreErrors) {
+  EXPECT_TRUE(cpu_supports(parse_simd("auto")));
+  EXPECT_TRUE(cpu_supports(SimdIsa::Scalar));
+  EXPECT_THROW(parse_simd("avx1024"), std::invalid_argument);
+  for (SimdIsa isa : compiled_isas())
+    if (!cpu_supports(isa)) {
+      try {
+        parse_simd(to_string(isa));
+        ADD_FAILURE() << "accepted " << to_string(isa);
+      } catch (const std::invalid_argument& e) {
+        EXPECT_NE(std::string(e.what()).find("does not support"), std::string::npos) << e.what();
+      }
+    }
+}
+
+}  // namespace
+}  // namespace dslash
