@@ -4,8 +4,11 @@
 // (vnode: links vary per lane, neighbours across the fold are lane-permuted) or right-hand sides
 // (naive with W = 1, mrhs: links broadcast). Each hop: project to a half spinor, permute it if the
 // hop crosses the fold, two colour mat-vecs, reconstruct into the accumulator.
+#include <utility>
+
 #include "dslash/core.hpp"
 #include "kernels/dslash_runner.hpp"
+#include "kernels/machine_probe.hpp"
 #include "simd/complex.hpp"
 #include "simd/fence.hpp"
 
@@ -82,10 +85,19 @@ struct DslashBody {
     else return {Vec(lk[2 * ab]), Vec(lk[2 * ab + 1])};  // broadcast across the right-hand sides
   }
 
-  template <int Mu, int S>
-  void hop(C (&acc)[4][3], const Real* psi, bool crosses_fold, const Real* lk) const {
+  // Hop H (0..7): direction Mu = H / 2, forward when H is even. Projector sign S: the forward hop
+  // takes (1 - g_mu) for D and (1 + g_mu) for D^dagger, the backward hop the other.
+  template <bool Dagger, int H>
+  static constexpr int sign() {
+    return ((H % 2 == 0) == Dagger) ? 1 : -1;
+  }
+
+  // Phase 1 of a site: the neighbour's half spinor h = P psi(x +- mu), lane-permuted if the hop
+  // crosses the fold. Kept in a small L1 buffer so phase 2 needs few registers.
+  template <bool Dagger, int H>
+  void project(C (&h)[2][3], const Real* psi, bool crosses_fold) const {
+    constexpr int Mu = H / 2, S = sign<Dagger, H>();
     constexpr Projector P = kProjector[Mu];
-    C h[2][3];
     for (int c = 0; c < 3; ++c) {
       h[0][c] = add_unit<S * P.k0>(load(psi, c), load(psi, 3 * P.a0 + c));
       h[1][c] = add_unit<S * P.k1>(load(psi, 3 + c), load(psi, 3 * P.a1 + c));
@@ -97,30 +109,35 @@ struct DslashBody {
     } else {
       (void)crosses_fold;
     }
-    C uh[2][3];
-    for (int r = 0; r < 3; ++r) {
-      const C u0 = link(lk, 3 * r), u1 = link(lk, 3 * r + 1), u2 = link(lk, 3 * r + 2);
-      for (int k = 0; k < 2; ++k) uh[k][r] = simd::mul_add(u2, h[k][2], simd::mul_add(u1, h[k][1], simd::mul(u0, h[k][0])));
-    }
-    for (int c = 0; c < 3; ++c) {
-      acc[0][c] = acc[0][c] + uh[0][c];
-      acc[1][c] = acc[1][c] + uh[1][c];
-      acc[2][c] = add_unit<S * P.k2>(acc[2][c], uh[P.b2][c]);
-      acc[3][c] = add_unit<S * P.k3>(acc[3][c], uh[P.b3][c]);
-    }
   }
 
-  // Forward hop: (1 - g_mu) for D, (1 + g_mu) for D^dagger; backward the other.
-  template <bool Dagger, int Mu>
-  void hops(C (&acc)[4][3], const index_t (&x)[4], const Real* links, int b) const {
-    constexpr int S_forward = Dagger ? 1 : -1;
+  // Phase 2: colour row r of hop H, U(r, :) h, reconstructed into the row's four spins.
+  template <bool Dagger, int H>
+  static void accumulate(C (&acc)[4], const C (&h)[2][3], const Real* lk, int r) {
+    constexpr int S = sign<Dagger, H>();
+    constexpr Projector P = kProjector[H / 2];
+    const C u0 = link(lk, 3 * r), u1 = link(lk, 3 * r + 1), u2 = link(lk, 3 * r + 2);
+    C uh[2];
+    for (int k = 0; k < 2; ++k) uh[k] = simd::mul_add(u2, h[k][2], simd::mul_add(u1, h[k][1], simd::mul(u0, h[k][0])));
+    acc[0] = acc[0] + uh[0];
+    acc[1] = acc[1] + uh[1];
+    acc[2] = add_unit<S * P.k2>(acc[2], uh[P.b2]);
+    acc[3] = add_unit<S * P.k3>(acc[3], uh[P.b3]);
+  }
+
+  // Storage index (in the input field) of the neighbour of x in hop H, and whether it wraps.
+  template <int H>
+  index_t neighbour(const index_t (&x)[4], bool& wraps) const {
+    constexpr int Mu = H / 2;
     index_t n[4] = {x[0], x[1], x[2], x[3]};
-    const bool wraps_up = x[Mu] + 1 == a.outer[Mu];
-    n[Mu] = wraps_up ? 0 : x[Mu] + 1;
-    hop<Mu, S_forward>(acc, spinor(in_index(n), b), wraps_up, links + (2 * Mu) * kLinkReals);
-    const bool wraps_down = x[Mu] == 0;
-    n[Mu] = wraps_down ? a.outer[Mu] - 1 : x[Mu] - 1;
-    hop<Mu, -S_forward>(acc, spinor(in_index(n), b), wraps_down, links + (2 * Mu + 1) * kLinkReals);
+    if constexpr (H % 2 == 0) {
+      wraps = x[Mu] + 1 == a.outer[Mu];
+      n[Mu] = wraps ? 0 : x[Mu] + 1;
+    } else {
+      wraps = x[Mu] == 0;
+      n[Mu] = wraps ? a.outer[Mu] - 1 : x[Mu] - 1;
+    }
+    return in_index(n);
   }
 
   const Real* spinor(index_t site, int b) const { return a.in + (site * a.blocks + b) * 24 * W; }
@@ -128,18 +145,28 @@ struct DslashBody {
   template <bool Dagger>
   void site(index_t i, const index_t (&x)[4]) const {
     const Real* links = a.links + i * 8 * kLinkReals;
+    // The links are most of the traffic and stream in site order: ask for a later site's now.
+    constexpr int kPrefetchSites = 2, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
+    for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(links + kPrefetchSites * 8 * kLinkReals + line * (64 / sizeof(Real)));
+    index_t nb[8];
+    bool wraps[8];
+    [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = neighbour<H>(x, wraps[H])), ...); }(std::make_integer_sequence<int, 8>{});
     for (int b = 0; b < a.blocks; ++b) {
-      C acc[4][3];
-      for (auto& row : acc)
-        for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
-      hops<Dagger, 0>(acc, x, links, b);
-      hops<Dagger, 1>(acc, x, links, b);
-      hops<Dagger, 2>(acc, x, links, b);
-      hops<Dagger, 3>(acc, x, links, b);
+      C h[8][2][3];
+      [&]<int... H>(std::integer_sequence<int, H...>) {
+        (project<Dagger, H>(h[H], spinor(nb[H], b), wraps[H]), ...);
+      }(std::make_integer_sequence<int, 8>{});
       Real* o = a.out + (i * a.blocks + b) * 24 * W;
-      for (int k = 0; k < 12; ++k) {
-        simd::stream_store(o + 2 * k * W, acc[k / 3][k % 3].re);
-        simd::stream_store(o + (2 * k + 1) * W, acc[k / 3][k % 3].im);
+      for (int r = 0; r < 3; ++r) {
+        C acc[4];
+        for (C& z : acc) z = {Vec(Real(0)), Vec(Real(0))};
+        [&]<int... H>(std::integer_sequence<int, H...>) {
+          (accumulate<Dagger, H>(acc, h[H], links + H * kLinkReals, r), ...);
+        }(std::make_integer_sequence<int, 8>{});
+        for (int sp = 0; sp < 4; ++sp) {
+          simd::stream_store(o + 2 * (3 * sp + r) * W, acc[sp].re);
+          simd::stream_store(o + (2 * (3 * sp + r) + 1) * W, acc[sp].im);
+        }
       }
     }
   }
@@ -228,6 +255,7 @@ RunnerTable<Real> runner_table(bool with_naive) {
   t.mrhs = &run_dslash<Real, Vec, false>;
   t.vnode = &run_dslash<Real, Vec, true>;
   t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>};
+  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>};
   return t;
 }
 

@@ -56,10 +56,7 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
     throw std::invalid_argument(what + " applies to one right-hand side at a time (nrhs = " + std::to_string(cfg_.nrhs) +
                                 "); use mrhs for several");
   }
-  for (index_t t : cfg_.tile)
-    if (t < 0) throw std::invalid_argument(what + ": MDRange tile sizes must be >= 0");
-  if (cfg_.team_size < 1) throw std::invalid_argument(what + ": team size must be >= 1");
-  if (cfg_.sites_per_team < 0) throw std::invalid_argument(what + ": sites per team must be >= 0");
+  set_launch(cfg_.tile, cfg_.team_size, cfg_.sites_per_team);
   layout_ = KernelLayout::make(geom_, lanes, cfg_.kernel == KernelFamily::Vnode, blocks, what);
 
   const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
@@ -88,6 +85,17 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
         }
     }
   });
+}
+
+template <class Real>
+void DslashKernel<Real>::set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team) {
+  for (index_t t : tile)
+    if (t < 0) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": MDRange tile sizes must be >= 0");
+  if (team_size < 1) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": team size must be >= 1");
+  if (sites_per_team < 0) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": sites per team must be >= 0");
+  cfg_.tile = tile;
+  cfg_.team_size = team_size;
+  cfg_.sites_per_team = sites_per_team;
 }
 
 template <class Real>
@@ -203,6 +211,12 @@ template <class Real>
 SimdProbe<Real> simd_probe(SimdIsa isa) {
   return runners_for<Real>(isa).probe;
 }
+template <class Real>
+MachineProbe<Real> machine_probe(SimdIsa isa) {
+  return runners_for<Real>(isa).machine;
+}
+template MachineProbe<float> machine_probe<float>(SimdIsa);
+template MachineProbe<double> machine_probe<double>(SimdIsa);
 template SimdProbe<float> simd_probe<float>(SimdIsa);
 template SimdProbe<double> simd_probe<double>(SimdIsa);
 

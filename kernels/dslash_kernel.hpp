@@ -20,6 +20,8 @@ namespace dslash {
 // The SIMD probe of an instruction set (for tests); throws if it is not compiled in.
 template <class Real>
 SimdProbe<Real> simd_probe(SimdIsa isa);
+template <class Real>
+MachineProbe<Real> machine_probe(SimdIsa isa);
 
 template <class Real>
 class DslashKernel {
@@ -44,6 +46,8 @@ class DslashKernel {
   void unpack(const View<Real, 1>& packed, std::vector<SpinorField<Real>>& out) const;
 
   void apply(const View<Real, 1>& in, const View<Real, 1>& out) const;
+  // Changes only the launch shape (tile, team size, sites per team): what a tuner varies.
+  void set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack
 
  private:

@@ -38,12 +38,20 @@ struct SimdProbe {
   void (*complex_op)(SimdOp op, const Real* a, const Real* b, const Real* c, Real* out) = nullptr;
 };
 
-// One runner per family for an instruction set (null where the family is not built for it), and
-// the probe of its SIMD type.
+// The roofline ceilings on one instruction set (kernels/machine_probe.hpp).
+template <class Real>
+struct MachineProbe {
+  double (*stream_triad)(Real* a, const Real* b, const Real* c, index_t n, Real s) = nullptr;  // seconds
+  double (*fma_peak)(index_t iterations) = nullptr;                                           // FLOP/s
+};
+
+// One runner per family for an instruction set (null where the family is not built for it), the
+// probe of its SIMD type, and its roofline ceilings.
 template <class Real>
 struct RunnerTable {
   DslashRunner<Real> naive = nullptr, mrhs = nullptr, vnode = nullptr;
   SimdProbe<Real> probe;
+  MachineProbe<Real> machine;
 };
 
 // Defined in each kernels/dslash_<isa>.cpp; call only when cpu_supports(isa).

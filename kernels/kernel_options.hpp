@@ -38,7 +38,7 @@ struct DslashConfig {
   Subset out = Subset::Even;  // Even/Odd: checkerboarded D_{p<-1-p}; Full: the full-lattice D
   bool dagger = false;
   int nrhs = 1;                        // mrhs: a multiple of the lane count; naive and vnode: 1
-  std::array<index_t, 4> tile{};       // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
+  std::array<index_t, 4> tile{0, 0, 1, 1};  // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
   int team_size = 1;                   // TeamPolicy threads per team
   index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size
 };

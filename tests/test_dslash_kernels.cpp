@@ -123,7 +123,7 @@ TEST_P(DslashKernels, AgreesWithTheReference) {
 
 TEST_P(DslashKernels, DefaultTilesAndTeamsToo) {
   DslashConfig cfg = config();
-  cfg.tile = {};
+  cfg.tile = DslashConfig{}.tile;
   cfg.team_size = 1;
   cfg.sites_per_team = 0;
   if (GetParam().single) check_against_reference<float>(cfg);

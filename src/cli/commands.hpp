@@ -12,6 +12,7 @@ void add_gauge_command(CLI::App& app);
 void add_spinor_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_apply_command(CLI::App& app);
+void add_bench_command(CLI::App& app, int& exit_code);  // sets exit_code to 1 when --check fails
 
 // A --lattice option: "16x16x16x32" or "16.16.16.32", validated (even, positive) while parsing.
 CLI::Option* add_lattice_option(CLI::App& cmd, Coord& dims, const std::string& default_text = "");

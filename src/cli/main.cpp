@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
   dslash::cli::add_spinor_command(app);
   dslash::cli::add_info_command(app);
   dslash::cli::add_apply_command(app);
+  int exit_code = 0;
+  dslash::cli::add_bench_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -26,5 +28,5 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "dslash: error: %s\n", e.what());
     return 2;
   }
-  return 0;
+  return exit_code;
 }

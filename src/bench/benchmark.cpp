@@ -1,0 +1,197 @@
+#include "bench/benchmark.hpp"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "bench/metrics.hpp"
+#include "dslash/core.hpp"
+#include "dslash/lattice/field_ops.hpp"
+#include "kernels/dslash_kernel.hpp"
+#include "kernels/reference_dslash.hpp"
+
+namespace dslash::bench {
+
+std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, int threads) {
+  return geom.to_string() + "|" + to_string(cfg.kernel) + "|" + to_string(cfg.dispatch) + "|" +
+         (bytes_per_real == 4 ? "single" : "double") + "|" + to_string(cfg.isa) + "|nrhs" + std::to_string(cfg.nrhs) + "|" +
+         to_string(cfg.out) + "|threads" + std::to_string(threads) + "|" + build_id();
+}
+
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+std::string tile_text(const std::array<index_t, 4>& t) {
+  return std::to_string(t[0]) + "." + std::to_string(t[1]) + "." + std::to_string(t[2]) + "." + std::to_string(t[3]);
+}
+
+// Candidate MDRange tiles over (x or x/2, y, z, t): whole x rows (unit-stride streams), and blocks
+// of y, z, t that trade parallelism for neighbour reuse. The default tile is always a candidate, so
+// a tuned tile is never slower than the default as measured.
+std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>& extent) {
+  std::set<std::array<index_t, 4>> c = {DslashConfig{}.tile};
+  for (index_t y : {index_t{0}, extent[1] / 2, index_t{4}, index_t{2}, index_t{1}})
+    for (index_t z : {index_t{1}, index_t{2}, index_t{4}})
+      for (index_t t : {index_t{1}, index_t{2}})
+        if (y >= 0 && y <= extent[1]) c.insert({0, y, z, t});
+  c.insert({extent[0] / 2 > 0 ? extent[0] / 2 : 1, 0, 1, 1});
+  return {c.begin(), c.end()};
+}
+
+}  // namespace
+
+template <class Real>
+Benchmark<Real>::Benchmark(const Geometry& geom, const BenchSettings& settings, const Ceilings& ceilings, TuneCache* cache)
+    : geom_(geom), settings_(settings), ceilings_(ceilings), cache_(cache), u_(geom, "bench_gauge") {
+  fill_random_su3(u_, settings.seed);
+}
+
+template <class Real>
+VariantResult Benchmark<Real>::run(const VariantRequest& request) {
+  VariantResult r;
+  DslashKernel<Real> d(u_, request.cfg);
+  r.cfg = d.config();
+  r.label = d.label();
+  r.lanes = d.layout().lanes;
+  if (request.cfg.dispatch == Dispatch::MDRange && !request.tune_tile && request.cfg.tile != DslashConfig{}.tile) r.tile_source = "user";
+
+  // Inputs: Gaussian spinors of the input parity, packed into every rotating set.
+  std::vector<SpinorField<Real>> in;
+  for (int k = 0; k < r.cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom_, d.in_subset(), "bench_in"), settings_.seed + 100 + static_cast<std::uint64_t>(k));
+  const std::uint64_t llc = last_level_cache_bytes();
+  const std::uint64_t pair = 2 * d.spinor_bytes();
+  if (llc > 0 && d.link_bytes() + pair <= llc)
+    r.rotating_sets = static_cast<int>(std::min<std::uint64_t>(16, (4 * llc + pair - 1) / pair));
+  std::vector<View<Real, 1>> ins, outs;
+  for (int k = 0; k < r.rotating_sets; ++k) {
+    d.pack(in, ins.emplace_back(d.allocate_spinors("bench_in")));
+    outs.push_back(d.allocate_spinors("bench_out"));
+  }
+  std::size_t next = 0;
+  const auto apply_once = [&] {
+    const std::size_t k = next++ % ins.size();
+    const auto start = std::chrono::steady_clock::now();
+    d.apply(ins[k], outs[k]);
+    return seconds_since(start);
+  };
+  const auto best_of = [&](int n) {
+    double best = 1e30;
+    for (int i = 0; i < n; ++i) best = std::min(best, apply_once());
+    return best;
+  };
+
+  // Tuning: look the launch shape up in the cache, else search it and remember the winner.
+  const int threads = omp_get_max_threads();
+  if (request.tune_tile || request.tune_team) {
+    const std::string key = tune_key(r.cfg, geom_, sizeof(Real), threads);
+    const auto cached = cache_ ? cache_->find(key) : std::nullopt;
+    std::array<index_t, 4> tile = r.cfg.tile;
+    int team = r.cfg.team_size;
+    index_t per_team = r.cfg.sites_per_team;
+    bool parsed = false;
+    if (cached) {
+      long long a = 0, b = 0, c = 0, e = 0, s = 0;
+      int t = 0;
+      if (request.tune_tile && std::sscanf(cached->c_str(), "tile=%lld.%lld.%lld.%lld", &a, &b, &c, &e) == 4) {
+        tile = {a, b, c, e};
+        parsed = true;
+      } else if (request.tune_team && std::sscanf(cached->c_str(), "team=%d/%lld", &t, &s) == 2 && t >= 1 && s >= 0) {
+        team = t;
+        per_team = s;
+        parsed = true;
+      }
+      if (!parsed) std::fprintf(stderr, "warning: tune cache entry for %s is malformed; retuning\n", r.label.c_str());
+    }
+    if (parsed) {
+      r.tile_source = "cache";
+    } else {
+      double best = 1e30;
+      std::string best_value;
+      best_of(1);  // warm the caches and the page tables
+      const auto consider = [&](const std::array<index_t, 4>& tl, int tm, index_t pt, const std::string& value) {
+        d.set_launch(tl, tm, pt);
+        const double t = best_of(settings_.tune_iters);
+        if (t < best) {
+          best = t;
+          tile = tl;
+          team = tm;
+          per_team = pt;
+          best_value = value;
+        }
+      };
+      if (request.tune_tile) {
+        const index_t x_extent = r.cfg.out == Subset::Full ? d.layout().outer[0] : d.layout().outer[0] / 2;
+        const auto candidates = tile_candidates({x_extent, d.layout().outer[1], d.layout().outer[2], d.layout().outer[3]});
+        std::fprintf(stderr, "  tuning %s: %zu tiles\n", r.label.c_str(), candidates.size());
+        for (const auto& tl : candidates) consider(tl, team, per_team, "tile=" + tile_text(tl));
+      } else {
+        for (int tm : {1, 2, 4, 8})
+          if (tm <= std::max(1, threads))
+            for (index_t pt : {index_t{0}, index_t{16}, index_t{64}, index_t{256}})
+              consider(tile, tm, pt, "team=" + std::to_string(tm) + "/" + std::to_string(pt));
+        std::fprintf(stderr, "  tuning %s: team %d, %lld sites per team\n", r.label.c_str(), team, static_cast<long long>(per_team));
+      }
+      if (cache_) cache_->store(key, best_value, best);
+      r.tile_source = "tuned";
+    }
+    d.set_launch(tile, team, per_team);
+    r.cfg = d.config();
+  }
+
+  for (int i = 0; i < settings_.warmup; ++i) apply_once();
+  for (int i = 0; i < settings_.iters; ++i) r.times.push_back(apply_once());
+  std::vector<double> kept(r.times.size() > 1 ? r.times.begin() + 1 : r.times.begin(), r.times.end());
+  std::sort(kept.begin(), kept.end());
+  r.time_min = kept.front();
+  r.time_max = kept.back();
+  r.time_median = kept.size() % 2 ? kept[kept.size() / 2] : 0.5 * (kept[kept.size() / 2 - 1] + kept[kept.size() / 2]);
+  r.spread = (r.time_median - r.time_min) / r.time_min;
+
+  // Headline rates from the best time.
+  const bool cb = r.cfg.out != Subset::Full;
+  const int sharing = r.cfg.kernel == KernelFamily::Mrhs ? r.cfg.nrhs : 1;
+  const ByteModel bytes = bytes_per_site(cb, sizeof(Real), sharing);
+  const double site_rhs = static_cast<double>(d.output_sites()) * r.cfg.nrhs;
+  r.gflops = kFlopsPerSite * site_rhs / r.time_min / 1e9;
+  r.gbytes_model = bytes.model * site_rhs / r.time_min / 1e9;
+  const auto peak = ceilings_.fma_peak_GFLOPs.find(to_string(r.cfg.isa));
+  r.fma_peak_gflops = peak != ceilings_.fma_peak_GFLOPs.end() ? peak->second : 0;
+  r.roofline_gflops = std::min(ceilings_.bandwidth_GBs * kFlopsPerSite / bytes.compulsory, r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30);
+  r.percent_of_roofline = 100.0 * r.gflops / r.roofline_gflops;
+
+  if (settings_.check) {
+    std::vector<SpinorField<Real>> out;
+    if (std::getenv("DSLASH_BENCH_INJECT_FAULT")) outs[0].data()[0] += Real(1);  // test-only: --check must catch this
+    d.unpack(outs[0], out);
+    const GaugeField<double> ud = convert_precision<double>(u_);
+    double worst = 0;
+    for (int k = 0; k < r.cfg.nrhs; ++k) {
+      SpinorField<double> expect(geom_, r.cfg.out, "bench_reference");
+      dslash_reference(ud, convert_precision<double>(in[static_cast<std::size_t>(k)]), expect, r.cfg.dagger);
+      const SpinorField<double> got = convert_precision<double>(out[static_cast<std::size_t>(k)]);
+      double diff = 0, scale = 0;
+      for (index_t i = 0; i < expect.sites() * 12; ++i) {
+        diff = std::max(diff, std::abs(got.data()[i] - expect.data()[i]));
+        scale = std::max(scale, std::abs(expect.data()[i]));
+      }
+      worst = std::max(worst, diff / scale);
+    }
+    r.checked = true;
+    r.check_error = worst;
+    r.check_passed = worst < (sizeof(Real) == 4 ? 1e-5 : 1e-12);
+  }
+  return r;
+}
+
+template class Benchmark<float>;
+template class Benchmark<double>;
+
+}  // namespace dslash::bench

@@ -1,0 +1,58 @@
+#pragma once
+// Runs and measures one kernel variant: warm-up, timed repetitions (wall clock around each
+// blocking apply), optional tuning of the launch shape, optional check against the reference.
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "bench/machine.hpp"
+#include "bench/tune_cache.hpp"
+#include "dslash/lattice/gauge_field.hpp"
+#include "kernels/kernel_options.hpp"
+
+namespace dslash::bench {
+
+struct BenchSettings {
+  int iters = 10, warmup = 2, tune_iters = 3;
+  bool check = false;
+  std::uint64_t seed = 1;
+};
+
+struct VariantRequest {
+  DslashConfig cfg;
+  bool tune_tile = false, tune_team = false;
+};
+
+struct VariantResult {
+  DslashConfig cfg;
+  std::string label, tile_source = "default";  // default, user, tuned or cache
+  int lanes = 1;
+  std::vector<double> times;                   // timed repetitions, seconds
+  double time_min = 0, time_median = 0, time_max = 0;  // over the repetitions after the first
+  double gflops = 0, gbytes_model = 0, roofline_gflops = 0, percent_of_roofline = 0, fma_peak_gflops = 0;
+  double spread = 0;           // (median - min) / min: > 0.1 means the machine was noisy
+  int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
+  bool checked = false, check_passed = false;
+  double check_error = 0;
+};
+
+template <class Real>
+class Benchmark {
+ public:
+  Benchmark(const Geometry& geom, const BenchSettings& settings, const Ceilings& ceilings, TuneCache* cache);
+  VariantResult run(const VariantRequest& request);
+  std::uint64_t gauge_bytes() const { return u_.view().span_bytes(); }
+
+ private:
+  Geometry geom_;
+  BenchSettings settings_;
+  Ceilings ceilings_;
+  TuneCache* cache_;
+  GaugeField<Real> u_;
+};
+
+// The tune-cache key of a variant.
+std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, int threads);
+
+}  // namespace dslash::bench

@@ -1,0 +1,89 @@
+#include "bench/machine.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <fstream>
+
+#include "dslash/core.hpp"
+#include "kernels/dslash_kernel.hpp"
+
+namespace dslash::bench {
+
+namespace {
+template <class Real>
+double triad_bandwidth(SimdIsa isa) {
+  const MachineProbe<Real> probe = machine_probe<Real>(isa);
+  const std::uint64_t llc = last_level_cache_bytes();
+  const std::uint64_t bytes = std::max<std::uint64_t>(4 * llc, 64u << 20);
+  const index_t n = static_cast<index_t>(bytes / sizeof(Real)) / 64 * 64;
+  View<Real, 1> a("triad_a", static_cast<std::size_t>(n)), b("triad_b", static_cast<std::size_t>(n)), c("triad_c", static_cast<std::size_t>(n));
+  deep_copy(b, Real(1));
+  deep_copy(c, Real(2));
+  double best = 1e30;
+  for (int rep = 0; rep < 6; ++rep) best = std::min(best, probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)));
+  return 3.0 * static_cast<double>(n) * sizeof(Real) / best / 1e9;
+}
+
+template <class Real>
+double fma_gflops(SimdIsa isa) {
+  const MachineProbe<Real> probe = machine_probe<Real>(isa);
+  double best = 0;
+  for (int rep = 0; rep < 3; ++rep) best = std::max(best, probe.fma_peak(4'000'000) / 1e9);
+  return best;
+}
+}  // namespace
+
+Ceilings measure_ceilings(const std::vector<SimdIsa>& isas, int bytes_per_real) {
+  Ceilings c;
+  const SimdIsa widest = isas.empty() ? SimdIsa::Scalar : isas.front();
+  c.bandwidth_GBs = bytes_per_real == 4 ? triad_bandwidth<float>(widest) : triad_bandwidth<double>(widest);
+  for (SimdIsa isa : isas)
+    c.fma_peak_GFLOPs[to_string(isa)] = bytes_per_real == 4 ? fma_gflops<float>(isa) : fma_gflops<double>(isa);
+  return c;
+}
+
+std::uint64_t last_level_cache_bytes() {
+  std::uint64_t best = 0;
+  for (int index = 0; index < 8; ++index) {
+    const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index) + "/";
+    std::ifstream size_file(dir + "size");
+    std::string size;
+    if (!(size_file >> size)) continue;
+    std::uint64_t value = std::strtoull(size.c_str(), nullptr, 10);
+    if (size.back() == 'K') value <<= 10;
+    else if (size.back() == 'M') value <<= 20;
+    best = std::max(best, value);
+  }
+  return best;
+}
+
+std::string host_name() {
+  char buf[256] = {};
+  return gethostname(buf, sizeof buf - 1) == 0 ? buf : "unknown";
+}
+
+std::string now_iso8601() {
+  const std::time_t t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+std::string compiler_description() {
+#if defined(__clang__)
+  return std::string("clang ") + __clang_version__;
+#elif defined(__GNUC__)
+  return std::string("GCC ") + __VERSION__;
+#else
+  return "unknown";
+#endif
+}
+
+std::string build_flags() { return DSLASH_BUILD_FLAGS; }
+std::string git_revision() { return DSLASH_GIT_REVISION; }
+std::string build_id() { return git_revision() + "/" + compiler_description(); }
+
+}  // namespace dslash::bench

@@ -1,0 +1,35 @@
+#pragma once
+// A persistent tune cache (as QUDA's tunecache.tsv): one tab-separated line per tuned launch,
+// keyed by lattice, kernel, dispatch, precision, SIMD set, nrhs, parity, threads and build id.
+// Path: $DSLASH_TUNE_CACHE, else $XDG_CACHE_HOME/dslash/tunecache.tsv, else ~/.cache/dslash/tunecache.tsv.
+// A file of another version or with a malformed line is reported on stderr and ignored, never fatal;
+// only tuned results are ever written, so a default never replaces a tuned entry.
+#include <map>
+#include <optional>
+#include <string>
+
+namespace dslash::bench {
+
+class TuneCache {
+ public:
+  static constexpr const char* kHeader = "# dslash tune cache v1";
+
+  explicit TuneCache(std::string path);
+  static std::string default_path();
+
+  const std::string& path() const { return path_; }
+  std::optional<std::string> find(const std::string& key) const;
+  // Records a tuned value and rewrites the file atomically; a write failure is reported, not fatal.
+  void store(const std::string& key, const std::string& value, double seconds);
+  std::size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    std::string value;
+    double seconds;
+  };
+  std::string path_;
+  std::map<std::string, Entry> entries_;
+};
+
+}  // namespace dslash::bench

@@ -1,0 +1,214 @@
+// dslash bench: how fast is each kernel x dispatch on this machine, and how close to its roofline.
+// Results on stdout (a table, or CSV with --csv), the run header as '#' lines (stderr with --csv),
+// progress on stderr, everything in --json FILE.
+#include <omp.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "bench/benchmark.hpp"
+#include "bench/metrics.hpp"
+#include "cli/commands.hpp"
+#include "io/atomic_file.hpp"
+#include "kernels/dslash_kernel.hpp"
+
+namespace dslash::cli {
+
+namespace {
+
+struct BenchOptions {
+  Coord dims{32, 32, 32, 32};
+  std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", json;
+  int nrhs = 0, threads = 0, iters = 10, warmup = 2;
+  bool dagger = false, check = false, csv = false;
+  std::uint64_t seed = 1;
+};
+
+std::vector<std::string> expand(const std::string& value, std::initializer_list<const char*> all) {
+  if (value != "all") return {value};
+  return {all.begin(), all.end()};
+}
+
+const char* env_or_unset(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : "unset";
+}
+
+nlohmann::json result_json(const bench::VariantResult& r, const Coord& dims, const std::string& prec) {
+  nlohmann::json j = {
+      {"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
+      {"simd", to_string(r.cfg.isa)}, {"lanes", r.lanes}, {"nrhs", r.cfg.nrhs}, {"lattice", dims},
+      {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"tile", r.cfg.tile}, {"tile_source", r.tile_source},
+      {"team_size", r.cfg.team_size}, {"sites_per_team", r.cfg.sites_per_team}, {"gflops", r.gflops},
+      {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
+      {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
+      {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets}};
+  if (r.checked) j["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
+  return j;
+}
+
+template <class Real>
+int run_bench(const BenchOptions& o) {
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+  const Geometry geom(o.dims);
+  const SimdIsa isa = parse_simd(o.simd);
+  const int F = sizeof(Real);
+  const auto kernels = expand(o.kernel, {"naive", "mrhs", "vnode"});
+  const auto dispatches = expand(o.dispatch, {"range", "team", "mdrange"});
+  const std::array<index_t, 4> user_tile = o.tile.empty() || o.tile == "auto" ? DslashConfig{}.tile : parse_tile(o.tile);
+  const int user_team = o.team_size.empty() || o.team_size == "auto" ? 1 : std::stoi(o.team_size);
+  if (!o.tile.empty() && o.dispatch != "all" && o.dispatch != "mdrange") throw std::invalid_argument("--tile applies to --dispatch mdrange");
+  if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
+  if (user_team < 1) throw std::invalid_argument("--team-size must be >= 1 or auto");
+
+  // The header: what ran where, and both roofline ceilings measured now with these threads.
+  const int threads = omp_get_max_threads();
+  const std::uint64_t llc = bench::last_level_cache_bytes();
+  const std::uint64_t spinor_set = SpinorField<Real>::bytes_for(geom, Subset::Even);
+  const std::uint64_t footprint = GaugeField<Real>::bytes_for(geom) + GaugeField<Real>::bytes_for(geom) * 2 / 2 + 2 * spinor_set;
+  std::vector<SimdIsa> isas = {isa};
+  if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);  // naive runs scalar
+  std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), threads);
+  const bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
+  const double fma = ceilings.fma_peak_GFLOPs.at(to_string(isa));
+
+  FILE* head = o.csv ? stderr : stdout;
+  std::fprintf(head, "# dslash bench: lattice %s, %lld sites per parity, footprint %s (%s the %s last-level cache)\n",
+               geom.to_string().c_str(), static_cast<long long>(geom.half_volume()), format_bytes(footprint).c_str(),
+               llc > 0 && footprint <= llc ? "fits in" : "exceeds", llc > 0 ? format_bytes(llc).c_str() : "unknown");
+  std::fprintf(head, "# threads %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", threads, env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"));
+  if (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES"))
+    std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
+  std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F),
+               F == 4 ? "single" : "double", bench::compiler_description().c_str(), bench::build_flags().c_str());
+  std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
+  std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s)\n",
+               ceilings.bandwidth_GBs, fma, to_string(isa));
+  std::fprintf(head, "# rates from the best of %d timed calls (min/median/max exclude the first), after %d warm-up calls\n", o.iters, o.warmup);
+
+  const std::string prec = F == 4 ? "single" : "double";
+  std::unique_ptr<bench::TuneCache> cache;
+  if (o.tile == "auto" || o.team_size == "auto") {
+    cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
+    std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
+  }
+  bench::Benchmark<Real> bench(geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .seed = o.seed}, ceilings, cache.get());
+
+  std::vector<bench::VariantResult> results;
+  std::vector<std::string> skipped;
+  const std::size_t total = kernels.size() * dispatches.size();
+  for (const auto& k : kernels)
+    for (const auto& disp : dispatches) {
+      const KernelFamily family = parse_kernel(k);
+      bench::VariantRequest req;
+      req.cfg.kernel = family;
+      req.cfg.dispatch = parse_dispatch(disp);
+      req.cfg.isa = isa;
+      req.cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
+      req.cfg.dagger = o.dagger;
+      req.cfg.nrhs = family == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, F)) : 1;
+      req.cfg.tile = user_tile;
+      req.cfg.team_size = user_team;
+      req.tune_tile = req.cfg.dispatch == Dispatch::MDRange && o.tile == "auto";
+      req.tune_team = req.cfg.dispatch == Dispatch::Team && o.team_size == "auto";
+      std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, total, k.c_str(), disp.c_str());
+      try {
+        results.push_back(bench.run(req));
+      } catch (const std::invalid_argument& e) {
+        if (o.kernel != "all") throw;
+        skipped.push_back(e.what());
+        std::fprintf(stderr, "  skipped: %s\n", e.what());
+      }
+    }
+
+  if (o.csv) {
+    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,tile,tile_source,team_size,time_min_s,time_median_s,time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline\n");
+    for (const auto& r : results)
+      std::printf("%s,%s,%s,%s,%d,%s,%s,%d,%lld.%lld.%lld.%lld,%s,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.2f\n", to_string(r.cfg.kernel),
+                  to_string(r.cfg.dispatch), prec.c_str(), to_string(r.cfg.isa), r.cfg.nrhs, geom.to_string().c_str(),
+                  to_string(r.cfg.out), r.cfg.dagger ? 1 : 0, static_cast<long long>(r.cfg.tile[0]), static_cast<long long>(r.cfg.tile[1]),
+                  static_cast<long long>(r.cfg.tile[2]), static_cast<long long>(r.cfg.tile[3]), r.tile_source.c_str(), r.cfg.team_size,
+                  r.time_min, r.time_median, r.time_max, r.gflops, r.gbytes_model, r.roofline_gflops, r.percent_of_roofline);
+  } else {
+    std::printf("%-6s %-8s %-7s %5s %-14s %9s %9s %9s %9s %9s %9s %7s\n", "kernel", "dispatch", "simd", "nrhs", "launch", "min ms",
+                "median ms", "max ms", "GFLOP/s", "GB/s mdl", "roof", "% roof");
+    for (const auto& r : results) {
+      char launch[64];
+      if (r.cfg.dispatch == Dispatch::MDRange)
+        std::snprintf(launch, sizeof launch, "%lld.%lld.%lld.%lld%s", static_cast<long long>(r.cfg.tile[0]), static_cast<long long>(r.cfg.tile[1]),
+                      static_cast<long long>(r.cfg.tile[2]), static_cast<long long>(r.cfg.tile[3]), r.tile_source == "default" ? "" : "*");
+      else if (r.cfg.dispatch == Dispatch::Team)
+        std::snprintf(launch, sizeof launch, "team %d/%lld%s", r.cfg.team_size, static_cast<long long>(r.cfg.sites_per_team), r.tile_source == "default" ? "" : "*");
+      else std::snprintf(launch, sizeof launch, "-");
+      std::printf("%-6s %-8s %-7s %5d %-14s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f %6.1f%%\n", to_string(r.cfg.kernel), to_string(r.cfg.dispatch),
+                  to_string(r.cfg.isa), r.cfg.nrhs, launch, 1e3 * r.time_min, 1e3 * r.time_median, 1e3 * r.time_max, r.gflops,
+                  r.gbytes_model, r.roofline_gflops, r.percent_of_roofline);
+    }
+    if (o.tile == "auto" || o.team_size == "auto") std::printf("# * launch shape from the tuner or the tune cache\n");
+    for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
+  }
+  for (const auto& r : results)
+    if (r.spread > 0.10)
+      std::fprintf(stderr, "warning: %s timings spread %.0f%% (median vs best): the machine was noisy; rerun before acting on it\n",
+                   r.label.c_str(), 100 * r.spread);
+
+  if (!o.json.empty()) {
+    nlohmann::json j;
+    j["meta"] = {{"lattice", o.dims}, {"volume_per_parity", geom.half_volume()}, {"footprint_bytes", footprint},
+                 {"llc_bytes", llc}, {"fits_in_llc", llc > 0 && footprint <= llc}, {"threads", threads},
+                 {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")},
+                 {"simd", to_string(isa)}, {"lanes", simd_lanes(isa, F)}, {"prec", prec}, {"compiler", bench::compiler_description()},
+                 {"flags", bench::build_flags()}, {"git", bench::git_revision()}, {"date", bench::now_iso8601()},
+                 {"host", bench::host_name()}, {"iters", o.iters}, {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger},
+                 {"headline", "best time of the timed calls"}};
+    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", ceilings.fma_peak_GFLOPs}};
+    j["results"] = nlohmann::json::array();
+    for (const auto& r : results) j["results"].push_back(result_json(r, o.dims, prec));
+    j["skipped"] = skipped;
+    io::AtomicFileWriter out(o.json);
+    out.stream() << j.dump(2) << '\n';
+    out.commit();
+  }
+
+  int failures = 0;
+  for (const auto& r : results)
+    if (r.checked && !r.check_passed) {
+      std::fprintf(stderr, "dslash: check failed: %s differs from the reference by %.3e (relative)\n", r.label.c_str(), r.check_error);
+      ++failures;
+    }
+  if (o.check && failures == 0) std::fprintf(stderr, "check passed: %zu variant(s) agree with the reference\n", results.size());
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace
+
+void add_bench_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<BenchOptions>();
+  auto* cmd = app.add_subcommand("bench", "time every kernel x dispatch and compare with the machine's roofline");
+  add_lattice_option(*cmd, o->dims, "32x32x32x32");
+  cmd->add_option("--kernel", o->kernel, "kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode", "all"}))->capture_default_str();
+  cmd->add_option("--dispatch", o->dispatch, "dispatch")->check(CLI::IsMember({"range", "team", "mdrange", "all"}))->capture_default_str();
+  cmd->add_option("--prec", o->prec, "precision")->check(CLI::IsMember({"single", "double"}))->capture_default_str();
+  cmd->add_option("--nrhs", o->nrhs, "right-hand sides for mrhs (default: the SIMD lanes)")->check(CLI::PositiveNumber);
+  cmd->add_option("--simd", o->simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)")->capture_default_str();
+  cmd->add_option("--tile", o->tile, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
+  cmd->add_option("--team-size", o->team_size, "threads per team, or auto to tune (and cache) it");
+  cmd->add_option("--threads", o->threads, "OpenMP threads (default: OMP_NUM_THREADS or all cores)")->check(CLI::PositiveNumber);
+  cmd->add_option("--parity", o->parity, "output sites")->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
+  cmd->add_flag("--dagger", o->dagger, "time D^dagger");
+  cmd->add_option("--iters", o->iters, "timed calls per variant")->check(CLI::Range(1, 100000))->capture_default_str();
+  cmd->add_option("--warmup", o->warmup, "untimed calls first")->check(CLI::Range(0, 100000))->capture_default_str();
+  cmd->add_option("--seed", o->seed, "random seed of the gauge field and spinors")->capture_default_str();
+  cmd->add_flag("--check", o->check, "verify every variant against the reference; exit 1 on a mismatch");
+  cmd->add_option("--json", o->json, "write every figure and the run header to this JSON file");
+  cmd->add_flag("--csv", o->csv, "print CSV instead of a table");
+  cmd->callback([o, &exit_code] {
+    if (o->team_size != "" && o->team_size != "auto" && o->team_size.find_first_not_of("0123456789") != std::string::npos)
+      throw std::invalid_argument("--team-size '" + o->team_size + "': expected a positive integer or auto");
+    exit_code = o->prec == "single" ? run_bench<float>(*o) : run_bench<double>(*o);
+  });
+}
+
+}  // namespace dslash::cli
