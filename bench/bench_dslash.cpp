@@ -1,0 +1,139 @@
+// Google Benchmark suite: every kernel x dispatch x precision at a few lattice sizes, with FLOP/s and
+// model bytes/s counters, and the abstraction-cost pair (the same naive kernel through the View
+// layer and on raw pointers). Wall-clock time (UseRealTime): the kernels are OpenMP-parallel.
+//   build/release/bench/bench_dslash --benchmark_filter=vnode
+#include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include "bench/machine.hpp"
+#include "bench/metrics.hpp"
+#include "dslash/core.hpp"
+#include "dslash/lattice/field_ops.hpp"
+#include "kernels/dslash_kernel.hpp"
+
+namespace dslash {
+namespace {
+
+template <class Real>
+void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) {
+  const int L = static_cast<int>(state.range(0));
+  const Geometry geom({L, L, L, L});
+  GaugeField<Real> u(geom);
+  fill_random_su3(u, 1);
+  DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .isa = best_isa()};
+  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
+  const DslashKernel<Real> d(u, cfg);
+  std::vector<SpinorField<Real>> in;
+  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
+  const View<Real, 1> packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
+  d.pack(in, packed_in);
+  for (auto _ : state) d.apply(packed_in, packed_out);
+  const double site_rhs = static_cast<double>(d.output_sites()) * cfg.nrhs * static_cast<double>(state.iterations());
+  const auto bytes = bench::bytes_per_site(true, sizeof(Real), kernel == KernelFamily::Mrhs ? cfg.nrhs : 1);
+  state.counters["FLOP/s"] = benchmark::Counter(bench::kFlopsPerSite * site_rhs, benchmark::Counter::kIsRate);
+  state.counters["bytes/s(model)"] = benchmark::Counter(bytes.model * site_rhs, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+  state.SetLabel(d.label());
+}
+
+// The abstraction-cost pair: one naive checkerboarded Dslash (D_{e<-o}, double), written once over
+// an accessor. ViewAccess holds the fields' Views by value, as Kokkos code captures them, and goes
+// through View::operator() with its runtime strides; RawAccess indexes the same storage by hand.
+struct ViewAccess {
+  View<std::complex<double>, 4> u;
+  View<std::complex<double>, 3> in, out;
+  std::complex<double> link(site_t s, int mu, int a, int b) const { return u(s, mu, a, b); }
+  std::complex<double> psi(index_t i, int sp, int c) const { return in(i, sp, c); }
+  std::complex<double>& chi(index_t i, int sp, int c) const { return out(i, sp, c); }
+};
+struct RawAccess {
+  const std::complex<double>* u;
+  const std::complex<double>* in;
+  std::complex<double>* out;
+  std::complex<double> link(site_t s, int mu, int a, int b) const { return u[((s * 4 + mu) * 3 + a) * 3 + b]; }
+  std::complex<double> psi(index_t i, int sp, int c) const { return in[(i * 4 + sp) * 3 + c]; }
+  std::complex<double>& chi(index_t i, int sp, int c) const { return out[(i * 4 + sp) * 3 + c]; }
+};
+
+template <class Access>
+void naive_dslash_eo(const Geometry& g, const Access& acc) {
+  using C = std::complex<double>;
+  const C I(0, 1);
+  parallel_for("naive_abstraction", RangePolicy<>(g.half_volume()), [&](index_t i) {
+    const site_t x = g.site_from_cb(i, Parity::Even);
+    C r[4][3] = {};
+    for (int mu = 0; mu < 4; ++mu)
+      for (int dir : {+1, -1}) {
+        const site_t n = g.neighbour(x, mu, dir), ls = dir > 0 ? x : n;
+        const index_t j = Geometry::cb_index(n);
+        // (1 - dir g_mu) psi: the two rows of the spin projection, with g_mu's single entry per row.
+        C h[2][3], uh[2][3];
+        const int s = -dir;
+        const int partner[4][2] = {{3, 2}, {3, 2}, {2, 3}, {2, 3}};
+        const C coef[4][2] = {{I, I}, {-1.0, 1.0}, {I, -I}, {1.0, 1.0}};
+        for (int c = 0; c < 3; ++c)
+          for (int k = 0; k < 2; ++k) h[k][c] = acc.psi(j, k, c) + static_cast<double>(s) * coef[mu][k] * acc.psi(j, partner[mu][k], c);
+        for (int a = 0; a < 3; ++a)
+          for (int k = 0; k < 2; ++k) {
+            uh[k][a] = 0;
+            for (int b = 0; b < 3; ++b)
+              uh[k][a] += (dir > 0 ? acc.link(ls, mu, a, b) : std::conj(acc.link(ls, mu, b, a))) * h[k][b];
+          }
+        const int from2[4] = {1, 1, 0, 0}, from3[4] = {0, 0, 1, 1};
+        const C c2[4] = {-I, 1.0, -I, 1.0}, c3[4] = {-I, -1.0, I, 1.0};
+        for (int a = 0; a < 3; ++a) {
+          r[0][a] += uh[0][a];
+          r[1][a] += uh[1][a];
+          r[2][a] += static_cast<double>(s) * c2[mu] * uh[from2[mu]][a];
+          r[3][a] += static_cast<double>(s) * c3[mu] * uh[from3[mu]][a];
+        }
+      }
+    for (int sp = 0; sp < 4; ++sp)
+      for (int c = 0; c < 3; ++c) acc.chi(i, sp, c) = r[sp][c];
+  });
+}
+
+void BM_AbstractionCost(benchmark::State& state, bool through_views) {
+  const int L = static_cast<int>(state.range(0));
+  const Geometry geom({L, L, L, L});
+  GaugeField<double> u(geom);
+  fill_random_su3(u, 1);
+  SpinorField<double> in(geom, Subset::Odd), out(geom, Subset::Even);
+  fill_gaussian(in, 2);
+  for (auto _ : state) {
+    if (through_views) naive_dslash_eo(geom, ViewAccess{u.view(), in.view(), out.view()});
+    else naive_dslash_eo(geom, RawAccess{u.data(), in.data(), out.data()});
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["FLOP/s"] = benchmark::Counter(bench::kFlopsPerSite * static_cast<double>(geom.half_volume()) *
+                                                    static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void register_all() {
+  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
+    for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})
+      for (bool single : {true, false}) {
+        const std::string name = std::string("dslash/") + to_string(k) + "/" + to_string(d) + "/" + (single ? "single" : "double");
+        auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_Dslash<float>, k, d)
+                         : benchmark::RegisterBenchmark(name.c_str(), BM_Dslash<double>, k, d);
+        b->Arg(8)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+      }
+  for (bool views : {true, false})
+    benchmark::RegisterBenchmark(views ? "abstraction_cost/naive/view" : "abstraction_cost/naive/raw", BM_AbstractionCost, views)
+        ->Arg(8)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+}
+
+}  // namespace
+}  // namespace dslash
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("git", dslash::bench::git_revision());
+  benchmark::AddCustomContext("simd", dslash::to_string(dslash::best_isa()));
+  benchmark::AddCustomContext("threads", std::to_string(omp_get_max_threads()));
+  benchmark::AddCustomContext("compiler", dslash::bench::compiler_description());
+  dslash::register_all();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# dslash bench as tools read it: the JSON and CSV carry every field, --check passes and catches an
+# injected fault, the tune cache is written, reused, and survives corruption, bad flags exit 2.
+set -euo pipefail
+dslash=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+export DSLASH_TUNE_CACHE="$work/tune.tsv"
+small=(--lattice 8x4x4x8 --iters 3 --warmup 1)
+
+"$dslash" bench "${small[@]}" --check --json run.json > table.txt 2> err.txt || fail "bench --check failed: $(cat err.txt)"
+grep -q "check passed: 9 variant" err.txt || fail "expected 9 checked variants: $(cat err.txt)"
+grep -q "^# ceilings: bandwidth" table.txt || fail "no ceilings line"
+"$dslash" bench "${small[@]}" --kernel vnode --dispatch range --csv > run.csv 2> /dev/null
+/usr/bin/python3 - <<'PY'
+import csv, json
+j = json.load(open("run.json"))
+for k in ("lattice", "threads", "simd", "prec", "compiler", "flags", "git", "date", "host", "fits_in_llc", "omp_proc_bind"):
+    assert k in j["meta"], k
+assert j["ceilings"]["bandwidth_GBs"] > 0 and j["ceilings"]["fma_peak_GFLOPs"] > 0
+fields = ("kernel", "dispatch", "prec", "simd", "nrhs", "lattice", "parity", "dagger", "tile", "gflops", "gbytes_model",
+          "roofline_gflops", "percent_of_roofline", "time_min_s", "time_median_s", "time_max_s")
+assert len(j["results"]) == 9, len(j["results"])
+for r in j["results"]:
+    for f in fields:
+        assert f in r, f
+    assert r["lattice"] == [8, 4, 4, 8] and r["check"]["passed"]
+    assert r["time_min_s"] <= r["time_median_s"] <= r["time_max_s"]
+    assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6
+rows = list(csv.DictReader(open("run.csv")))
+assert len(rows) == 1 and rows[0]["kernel"] == "vnode" and float(rows[0]["gflops"]) > 0, rows
+PY
+
+# --check must fail (exit 1) when the kernel output is wrong.
+set +e
+DSLASH_BENCH_INJECT_FAULT=1 "$dslash" bench "${small[@]}" --kernel naive --dispatch range --check > /dev/null 2> err.txt
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "--check on a corrupted result exited $rc"
+grep -q "check failed" err.txt || fail "no 'check failed' message"
+
+# Tuning: the first run tunes and stores, the second reads the cache.
+"$dslash" bench "${small[@]}" --kernel vnode --dispatch mdrange --tile auto --json t1.json > /dev/null 2>&1
+grep -q "^# dslash tune cache v1" tune.tsv || fail "tune cache not written"
+"$dslash" bench "${small[@]}" --kernel vnode --dispatch mdrange --tile auto --json t2.json > /dev/null 2>&1
+/usr/bin/python3 -c "
+import json
+assert json.load(open('t1.json'))['results'][0]['tile_source'] == 'tuned'
+assert json.load(open('t2.json'))['results'][0]['tile_source'] == 'cache'"
+# A corrupt cache is reported and ignored, never fatal.
+printf '# dslash tune cache v1\nthis line is garbage\n' > tune.tsv
+"$dslash" bench "${small[@]}" --kernel vnode --dispatch mdrange --tile auto > /dev/null 2> err.txt || fail "corrupt cache was fatal"
+grep -q "corrupt" err.txt || fail "corrupt cache not reported"
+printf 'not a cache at all\n' > tune.tsv
+"$dslash" bench "${small[@]}" --kernel naive --dispatch team --team-size auto > /dev/null 2> err.txt || fail "foreign cache was fatal"
+grep -q "ignoring it" err.txt || fail "foreign cache not reported"
+
+# Bad flags: exit 2, one line.
+for bad in "--kernel nope" "--iters 0" "--lattice 5x4x4x4" "--tile 1.2.3" "--dispatch range --tile 2.2.2.2" "--team-size two" "--simd avx9000"; do
+  set +e
+  "$dslash" bench "${small[@]}" $bad > /dev/null 2> err.txt
+  rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "bench $bad exited $rc"
+  [ "$(grep -c . err.txt)" -eq 1 ] || fail "bench $bad printed: $(cat err.txt)"
+done
+echo "bench end-to-end: all checks passed"

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The comparison scripts on a tiny sweep: sweep -> plot -> compare (no timing assertions).
+set -euo pipefail
+dslash=$1
+scripts=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+py=/usr/bin/python3
+$py "$scripts/sweep.py" --dslash "$dslash" --lattices 4x4x4x8 8x4x4x8 --prec single double --iters 2 \
+    --out sweep.json --csv sweep.csv 2> progress.txt
+grep -q "\[4/4\]" progress.txt || fail "no progress lines"
+[ "$(wc -l < sweep.csv)" -eq 37 ] || fail "expected 36 CSV rows, got $(($(wc -l < sweep.csv) - 1))"
+MPLBACKEND=Agg $py "$scripts/plot.py" sweep.json --outdir plots > plots.txt
+for f in gflops_vs_volume_single.png gflops_vs_volume_double.png variants_8x4x4x8_single.png variants_8x4x4x8_double.png; do
+  [ -s "plots/$f" ] || fail "plot $f missing"
+  head -c 8 "plots/$f" | grep -q PNG || fail "$f is not a PNG"
+done
+$py "$scripts/compare.py" sweep.json sweep.json > same.txt || fail "a file compared with itself regressed"
+grep -q "36 variants compared, 0 regression" same.txt || fail "compare: $(tail -1 same.txt)"
+# A deliberately slower "after" file is flagged and exits 1.
+$py - <<'PY'
+import json
+d = json.load(open("sweep.json"))
+for run in d["runs"]:
+    for r in run["results"]:
+        r["gflops"] *= 0.5
+json.dump(d, open("slower.json", "w"))
+PY
+set +e
+$py "$scripts/compare.py" sweep.json slower.json > slower.txt
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "compare did not flag a 2x slowdown (exit $rc)"
+grep -q "36 regression" slower.txt || fail "compare: $(tail -1 slower.txt)"
+echo "scripts end-to-end: all checks passed"
