@@ -8,6 +8,10 @@ trap 'rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 py=/usr/bin/python3
+if ! $py -c "import numpy, matplotlib" 2> /dev/null; then
+  echo "skipped: /usr/bin/python3 lacks numpy or matplotlib (bash scripts/install_deps.sh installs them)"
+  exit 77
+fi
 $py "$scripts/sweep.py" --dslash "$dslash" --lattices 4x4x4x8 8x4x4x8 --prec single double --iters 2 \
     --out sweep.json --csv sweep.csv 2> progress.txt
 grep -q "\[4/4\]" progress.txt || fail "no progress lines"
