@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <vector>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -13,8 +14,18 @@
 namespace dslash::bench {
 
 namespace {
+struct Measured {
+  double best, spread;
+};
+// Best and (median - best) / best of the values, where larger is better.
+Measured best_and_spread(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const double best = v.back(), median = v[v.size() / 2];
+  return {best, (best - median) / median};
+}
+
 template <class Real>
-double triad_bandwidth(SimdIsa isa) {
+Measured triad_bandwidth(SimdIsa isa) {
   const MachineProbe<Real> probe = machine_probe<Real>(isa);
   const std::uint64_t llc = last_level_cache_bytes();
   const std::uint64_t bytes = std::max<std::uint64_t>(4 * llc, 64u << 20);
@@ -22,26 +33,32 @@ double triad_bandwidth(SimdIsa isa) {
   View<Real, 1> a("triad_a", static_cast<std::size_t>(n)), b("triad_b", static_cast<std::size_t>(n)), c("triad_c", static_cast<std::size_t>(n));
   deep_copy(b, Real(1));
   deep_copy(c, Real(2));
-  double best = 1e30;
-  for (int rep = 0; rep < 6; ++rep) best = std::min(best, probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)));
-  return 3.0 * static_cast<double>(n) * sizeof(Real) / best / 1e9;
+  std::vector<double> rates;
+  for (int rep = 0; rep < 9; ++rep)
+    rates.push_back(3.0 * static_cast<double>(n) * sizeof(Real) / probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)) / 1e9);
+  return best_and_spread(rates);
 }
 
 template <class Real>
-double fma_gflops(SimdIsa isa) {
+Measured fma_gflops(SimdIsa isa) {
   const MachineProbe<Real> probe = machine_probe<Real>(isa);
-  double best = 0;
-  for (int rep = 0; rep < 3; ++rep) best = std::max(best, probe.fma_peak(4'000'000) / 1e9);
-  return best;
+  std::vector<double> rates;
+  for (int rep = 0; rep < 5; ++rep) rates.push_back(probe.fma_peak(4'000'000) / 1e9);
+  return best_and_spread(rates);
 }
 }  // namespace
 
 Ceilings measure_ceilings(const std::vector<SimdIsa>& isas, int bytes_per_real) {
   Ceilings c;
   const SimdIsa widest = isas.empty() ? SimdIsa::Scalar : isas.front();
-  c.bandwidth_GBs = bytes_per_real == 4 ? triad_bandwidth<float>(widest) : triad_bandwidth<double>(widest);
-  for (SimdIsa isa : isas)
-    c.fma_peak_GFLOPs[to_string(isa)] = bytes_per_real == 4 ? fma_gflops<float>(isa) : fma_gflops<double>(isa);
+  const Measured bw = bytes_per_real == 4 ? triad_bandwidth<float>(widest) : triad_bandwidth<double>(widest);
+  c.bandwidth_GBs = bw.best;
+  c.bandwidth_spread = bw.spread;
+  for (SimdIsa isa : isas) {
+    const Measured fma = bytes_per_real == 4 ? fma_gflops<float>(isa) : fma_gflops<double>(isa);
+    c.fma_peak_GFLOPs[to_string(isa)] = fma.best;
+    if (isa == widest) c.fma_spread = fma.spread;
+  }
   return c;
 }
 

@@ -11,6 +11,9 @@ namespace dslash::bench {
 struct Ceilings {
   double bandwidth_GBs = 0;                     // STREAM triad, streaming stores, read + written bytes
   std::map<std::string, double> fma_peak_GFLOPs;  // per instruction set used in the run
+  // (median - best) / best over the repetitions: how much the machine moved while measuring.
+  double bandwidth_spread = 0, fma_spread = 0;
+  bool noisy() const { return bandwidth_spread > 0.10 || fma_spread > 0.10; }
 };
 
 // Both ceilings with the current OpenMP threads; bandwidth arrays are 4x the LLC (>= 64 MiB each).

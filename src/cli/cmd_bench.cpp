@@ -86,6 +86,10 @@ int run_bench(const BenchOptions& o) {
   std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
   std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s)\n",
                ceilings.bandwidth_GBs, fma, to_string(isa));
+  if (ceilings.noisy())
+    std::fprintf(head, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% median vs best); "
+                       "rates and %% of roofline may differ between runs by more than 10%%\n",
+                 100 * ceilings.bandwidth_spread, 100 * ceilings.fma_spread);
   std::fprintf(head, "# rates from the best of %d timed calls (min/median/max exclude the first), after %d warm-up calls\n", o.iters, o.warmup);
 
   const std::string prec = F == 4 ? "single" : "double";
@@ -163,7 +167,8 @@ int run_bench(const BenchOptions& o) {
                  {"flags", bench::build_flags()}, {"git", bench::git_revision()}, {"date", bench::now_iso8601()},
                  {"host", bench::host_name()}, {"iters", o.iters}, {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger},
                  {"headline", "best time of the timed calls"}};
-    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", ceilings.fma_peak_GFLOPs}};
+    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", ceilings.fma_peak_GFLOPs},
+                     {"bandwidth_spread", ceilings.bandwidth_spread}, {"fma_spread", ceilings.fma_spread}, {"noisy", ceilings.noisy()}};
     j["results"] = nlohmann::json::array();
     for (const auto& r : results) j["results"].push_back(result_json(r, o.dims, prec));
     j["skipped"] = skipped;
