@@ -79,9 +79,12 @@ struct DslashBody {
     return a.checkerboard ? lex / 2 : lex;
   }
 
-  static C load(const Real* p, int k) { return {Vec::load_aligned(p + 2 * k * W), Vec::load_aligned(p + (2 * k + 1) * W)}; }
+  // Complex component k (= 3*spin + colour) of the spinor at p.
+  C load(const Real* p, int k) const {
+    return {Vec::load_aligned(p + 2 * k * a.component_stride * W), Vec::load_aligned(p + (2 * k + 1) * a.component_stride * W)};
+  }
   static C link(const Real* lk, int ab) {
-    if constexpr (Folded) return load(lk, ab);
+    if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W), Vec::load_aligned(lk + (2 * ab + 1) * W)};
     else return {Vec(lk[2 * ab]), Vec(lk[2 * ab + 1])};  // broadcast across the right-hand sides
   }
 
@@ -140,7 +143,7 @@ struct DslashBody {
     return in_index(n);
   }
 
-  const Real* spinor(index_t site, int b) const { return a.in + (site * a.blocks + b) * 24 * W; }
+  const Real* spinor(index_t site, int b) const { return a.in + (site * a.site_stride + b * a.block_stride) * W; }
 
   template <bool Dagger>
   void site(index_t i, const index_t (&x)[4]) const {
@@ -156,7 +159,7 @@ struct DslashBody {
       [&]<int... H>(std::integer_sequence<int, H...>) {
         (project<Dagger, H>(h[H], spinor(nb[H], b), wraps[H]), ...);
       }(std::make_integer_sequence<int, 8>{});
-      Real* o = a.out + (i * a.blocks + b) * 24 * W;
+      Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
       for (int r = 0; r < 3; ++r) {
         C acc[4];
         for (C& z : acc) z = {Vec(Real(0)), Vec(Real(0))};
@@ -164,8 +167,8 @@ struct DslashBody {
           (accumulate<Dagger, H>(acc, h[H], links + H * kLinkReals, r), ...);
         }(std::make_integer_sequence<int, 8>{});
         for (int sp = 0; sp < 4; ++sp) {
-          simd::stream_store(o + 2 * (3 * sp + r) * W, acc[sp].re);
-          simd::stream_store(o + (2 * (3 * sp + r) + 1) * W, acc[sp].im);
+          simd::stream_store(o + 2 * (3 * sp + r) * a.component_stride * W, acc[sp].re);
+          simd::stream_store(o + (2 * (3 * sp + r) + 1) * a.component_stride * W, acc[sp].im);
         }
       }
     }

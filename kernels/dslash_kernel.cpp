@@ -62,7 +62,8 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
   const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
   runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs : table.vnode;
   if (runner_ == nullptr) throw std::invalid_argument(what + ": not built for this instruction set");
-  label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + to_string(cfg_.isa) + "_" + prec + "_" + to_string(cfg_.dispatch);
+  label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + to_string(cfg_.isa) + "_" + prec + "_" + to_string(cfg_.dispatch) +
+           (cfg_.layout == SpinorLayout::Left ? "_left" : "");
 
   // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane.
   const int W = layout_.lanes;
@@ -96,6 +97,12 @@ void DslashKernel<Real>::set_launch(const std::array<index_t, 4>& tile, int team
   cfg_.tile = tile;
   cfg_.team_size = team_size;
   cfg_.sites_per_team = sites_per_team;
+}
+
+template <class Real>
+KernelLayout::Strides DslashKernel<Real>::strides() const {
+  // Input and output buffers hold the same number of outer sites (V/2 or V, over the lanes).
+  return layout_.spinor_strides(cfg_.layout == SpinorLayout::Left, output_sites() / (layout_.folded ? layout_.lanes : 1));
 }
 
 template <class Real>
@@ -146,6 +153,7 @@ void DslashKernel<Real>::pack(const std::vector<SpinorField<Real>>& in, const Vi
       throw std::invalid_argument(label_ + ": input spinors must be " + to_string(in_subset()) + " fields on " + geom_.to_string());
   if (packed.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": packed buffer has the wrong size");
   const int W = layout_.lanes, B = layout_.blocks;
+  const KernelLayout::Strides st = strides();
   Real* p = packed.data();
   for_each_slot(in_subset(), [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
@@ -153,8 +161,8 @@ void DslashKernel<Real>::pack(const std::vector<SpinorField<Real>>& in, const Vi
       const index_t site = layout_.folded ? i : o;
       for (int k = 0; k < 12; ++k) {
         const std::complex<Real> z = f(site, k / 3, k % 3);
-        p[(((o * B + b) * 12 + k) * 2 + 0) * W + lane] = z.real();
-        p[(((o * B + b) * 12 + k) * 2 + 1) * W + lane] = z.imag();
+        p[st.offset(o, b, 2 * k) * W + lane] = z.real();
+        p[st.offset(o, b, 2 * k + 1) * W + lane] = z.imag();
       }
     }
   });
@@ -165,13 +173,14 @@ void DslashKernel<Real>::unpack(const View<Real, 1>& packed, std::vector<SpinorF
   out.clear();
   for (int r = 0; r < cfg_.nrhs; ++r) out.emplace_back(geom_, cfg_.out, label_ + "_out");
   const int W = layout_.lanes, B = layout_.blocks;
+  const KernelLayout::Strides st = strides();
   const Real* p = packed.data();
   for_each_slot(cfg_.out, [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
       SpinorField<Real>& f = out[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
       const index_t site = layout_.folded ? i : o;
       for (int k = 0; k < 12; ++k)
-        f(site, k / 3, k % 3) = {p[(((o * B + b) * 12 + k) * 2 + 0) * W + lane], p[(((o * B + b) * 12 + k) * 2 + 1) * W + lane]};
+        f(site, k / 3, k % 3) = {p[st.offset(o, b, 2 * k) * W + lane], p[st.offset(o, b, 2 * k + 1) * W + lane]};
     }
   });
 }
@@ -188,6 +197,10 @@ void DslashKernel<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out
   args.checkerboard = cfg_.out != Subset::Full;
   args.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
   args.blocks = layout_.blocks;
+  const KernelLayout::Strides st = strides();
+  args.site_stride = st.site;
+  args.block_stride = st.block;
+  args.component_stride = st.component;
   args.dagger = cfg_.dagger;
   args.dispatch = cfg_.dispatch;
   args.tile = cfg_.tile;

@@ -54,6 +54,7 @@ class DslashKernel {
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
+  KernelLayout::Strides strides() const;
 
   DslashConfig cfg_;
   Geometry geom_;

@@ -17,6 +17,9 @@ struct RunArgs {
   bool checkerboard;              // output is one parity of the outer lattice (else full)
   int out_parity;
   int blocks;
+  // Spinor offset of (site, block, component 0..23), in vectors of W reals: site * site_stride +
+  // block * block_stride + component * component_stride (kernels/kernel_layout.hpp).
+  index_t site_stride, block_stride, component_stride;
   bool dagger;
   Dispatch dispatch;
   std::array<index_t, 4> tile;

@@ -1,6 +1,8 @@
 #pragma once
 // How a kernel stores its fields. Spinors: per outer site, per right-hand-side block, 12 complex
-// numbers as (re vector, im vector) of W lanes: offset ((site*blocks + b)*24 + 2*(3*spin+colour) + reim)*W + lane.
+// numbers as (re vector, im vector) of W lanes; component c = 2*(3*spin + colour) + reim, and
+//   LayoutRight (site-major):      offset = ((site*blocks + b)*24 + c)*W + lane
+//   LayoutLeft  (component-major): offset = ((c*blocks + b)*sites + site)*W + lane
 //   naive : W = 1, blocks = 1           -> exactly SpinorField's interleaved complex layout
 //   mrhs  : W lanes = W right-hand sides, blocks = nrhs / W
 //   vnode : W lanes = W virtual nodes: the lattice folded in two along log2(W) directions
@@ -22,6 +24,15 @@ struct KernelLayout {
   Coord nodes{1, 1, 1, 1};       // virtual nodes per direction (1 or 2)
   Coord outer{};                 // outer (per virtual node) lattice extents
   std::array<int, 4> lane_bit{-1, -1, -1, -1};  // the lane-index bit of each folded direction
+
+  // Spinor strides in vectors of W reals, for a buffer of `sites` outer sites.
+  struct Strides {
+    index_t site, block, component;
+    index_t offset(index_t s, index_t b, index_t c) const { return s * site + b * block + c * component; }
+  };
+  Strides spinor_strides(bool left, index_t sites) const {
+    return left ? Strides{1, sites, blocks * sites} : Strides{24 * blocks, 24, 1};
+  }
 
   // Folding W = 2^d lanes takes the last d directions: W = 8 folds y, z, t; W = 16 folds x, y, z, t.
   // Throws std::invalid_argument naming the constraint and the nearest valid sizes.

@@ -34,6 +34,14 @@ const char* to_string(SimdIsa s) {
   return "?";
 }
 
+const char* to_string(SpinorLayout l) { return l == SpinorLayout::Right ? "right" : "left"; }
+
+SpinorLayout parse_layout(std::string_view name) {
+  if (name == "right") return SpinorLayout::Right;
+  if (name == "left") return SpinorLayout::Left;
+  throw std::invalid_argument("unknown layout '" + std::string(name) + "' (choose right or left)");
+}
+
 KernelFamily parse_kernel(std::string_view name) {
   for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
     if (name == to_string(k)) return k;

@@ -15,10 +15,16 @@ enum class Dispatch { Range, Team, MDRange };
 // Emulated512 runs the AVX-512 lane counts on our scalar fallback, so the 16-way folding is
 // validated on any CPU.
 enum class SimdIsa { Scalar, Sse2, Avx2, Avx512, Neon, Emulated512 };
+// Spinor storage order in a kernel's buffers, named as the View layouts of (site, component):
+// Right = site-major (a site's 24 reals together: CPU caches), Left = component-major (one
+// component of every site together: structure of arrays, coalesced on a GPU).
+enum class SpinorLayout { Right, Left };
 
 const char* to_string(KernelFamily k);
 const char* to_string(Dispatch d);
 const char* to_string(SimdIsa s);
+const char* to_string(SpinorLayout l);
+SpinorLayout parse_layout(std::string_view name);
 // Throw std::invalid_argument listing the valid names.
 KernelFamily parse_kernel(std::string_view name);
 Dispatch parse_dispatch(std::string_view name);
@@ -37,6 +43,7 @@ struct DslashConfig {
   SimdIsa isa = SimdIsa::Scalar;
   Subset out = Subset::Even;  // Even/Odd: checkerboarded D_{p<-1-p}; Full: the full-lattice D
   bool dagger = false;
+  SpinorLayout layout = SpinorLayout::Right;
   int nrhs = 1;                        // mrhs: a multiple of the lane count; naive and vnode: 1
   std::array<index_t, 4> tile{0, 0, 1, 1};  // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
   int team_size = 1;                   // TeamPolicy threads per team

@@ -30,7 +30,7 @@ for r in j["results"]:
     assert r["time_min_s"] <= r["time_median_s"] <= r["time_max_s"]
     assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6
 rows = list(csv.DictReader(open("run.csv")))
-assert len(rows) == 1 and rows[0]["kernel"] == "vnode" and float(rows[0]["gflops"]) > 0, rows
+assert len(rows) == 1 and rows[0]["kernel"] == "vnode" and rows[0]["layout"] == "right" and float(rows[0]["gflops"]) > 0, rows
 PY
 
 # --check must fail (exit 1) when the kernel output is wrong.

@@ -24,7 +24,7 @@ done
 "$dslash" spinor --lattice 8x4x12x8 --seed 4 --nrhs 8 --out psi8.npy > /dev/null
 "$dslash" apply --gauge V.nersc --in psi8.npy --out ref8.npy --parity odd --dagger > /dev/null
 "$dslash" apply --gauge V.nersc --in psi8.npy --out naive8.npy --parity odd --dagger --kernel naive --dispatch team --team-size 3 > /dev/null
-"$dslash" apply --gauge V.nersc --in psi8.npy --out vnode8.npy --parity odd --dagger --kernel vnode --dispatch mdrange --tile 3.1.5.2 > /dev/null
+"$dslash" apply --gauge V.nersc --in psi8.npy --out vnode8.npy --parity odd --dagger --kernel vnode --dispatch mdrange --tile 3.1.5.2 --layout left > /dev/null
 "$dslash" apply --gauge V.nersc --in psi8.npy --out mrhs8.npy --parity odd --dagger --kernel mrhs --simd scalar --prec single > /dev/null
 
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then

@@ -121,8 +121,11 @@ TEST_P(DslashKernels, AgreesWithTheReference) {
   else check_against_reference<double>(config());
 }
 
+// The default launch shapes, with the component-major (LayoutLeft) spinor layout: together with the
+// test above every variant runs in both layouts.
 TEST_P(DslashKernels, DefaultTilesAndTeamsToo) {
   DslashConfig cfg = config();
+  cfg.layout = SpinorLayout::Left;
   cfg.tile = DslashConfig{}.tile;
   cfg.team_size = 1;
   cfg.sites_per_team = 0;
@@ -138,8 +141,9 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_va
 TEST(DslashKernelLayouts, PackThenUnpackIsExact) {
   Fixture<double>& f = fixture<double>();
   for (SimdIsa isa : runnable_isas())
+    for (SpinorLayout layout : {SpinorLayout::Right, SpinorLayout::Left})
     for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}) {
-      DslashConfig cfg{.kernel = k, .isa = isa, .out = Subset::Full};
+      DslashConfig cfg{.kernel = k, .isa = isa, .out = Subset::Full, .layout = layout};
       cfg.nrhs = k == KernelFamily::Mrhs ? simd_lanes(isa, 8) : 1;
       const DslashKernel<double> full(f.u, cfg);
       const auto in = f.inputs(Subset::Full, cfg.nrhs);

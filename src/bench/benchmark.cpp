@@ -20,7 +20,7 @@ namespace dslash::bench {
 std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, int threads) {
   return geom.to_string() + "|" + to_string(cfg.kernel) + "|" + to_string(cfg.dispatch) + "|" +
          (bytes_per_real == 4 ? "single" : "double") + "|" + to_string(cfg.isa) + "|nrhs" + std::to_string(cfg.nrhs) + "|" +
-         to_string(cfg.out) + "|threads" + std::to_string(threads) + "|" + build_id();
+         to_string(cfg.out) + "|" + to_string(cfg.layout) + "|threads" + std::to_string(threads) + "|" + build_id();
 }
 
 namespace {

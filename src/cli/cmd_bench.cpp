@@ -20,7 +20,7 @@ namespace {
 
 struct BenchOptions {
   Coord dims{32, 32, 32, 32};
-  std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", json;
+  std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
   int nrhs = 0, threads = 0, iters = 10, warmup = 2;
   bool dagger = false, check = false, csv = false;
   std::uint64_t seed = 1;
@@ -40,7 +40,7 @@ nlohmann::json result_json(const bench::VariantResult& r, const Coord& dims, con
   nlohmann::json j = {
       {"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
       {"simd", to_string(r.cfg.isa)}, {"lanes", r.lanes}, {"nrhs", r.cfg.nrhs}, {"lattice", dims},
-      {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"tile", r.cfg.tile}, {"tile_source", r.tile_source},
+      {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"layout", to_string(r.cfg.layout)}, {"tile", r.cfg.tile}, {"tile_source", r.tile_source},
       {"team_size", r.cfg.team_size}, {"sites_per_team", r.cfg.sites_per_team}, {"gflops", r.gflops},
       {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
       {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
@@ -112,6 +112,7 @@ int run_bench(const BenchOptions& o) {
       req.cfg.isa = isa;
       req.cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
       req.cfg.dagger = o.dagger;
+      req.cfg.layout = parse_layout(o.layout);
       req.cfg.nrhs = family == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, F)) : 1;
       req.cfg.tile = user_tile;
       req.cfg.team_size = user_team;
@@ -128,11 +129,11 @@ int run_bench(const BenchOptions& o) {
     }
 
   if (o.csv) {
-    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,tile,tile_source,team_size,time_min_s,time_median_s,time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline\n");
+    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,layout,tile,tile_source,team_size,time_min_s,time_median_s,time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline\n");
     for (const auto& r : results)
-      std::printf("%s,%s,%s,%s,%d,%s,%s,%d,%lld.%lld.%lld.%lld,%s,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.2f\n", to_string(r.cfg.kernel),
+      std::printf("%s,%s,%s,%s,%d,%s,%s,%d,%s,%lld.%lld.%lld.%lld,%s,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.2f\n", to_string(r.cfg.kernel),
                   to_string(r.cfg.dispatch), prec.c_str(), to_string(r.cfg.isa), r.cfg.nrhs, geom.to_string().c_str(),
-                  to_string(r.cfg.out), r.cfg.dagger ? 1 : 0, static_cast<long long>(r.cfg.tile[0]), static_cast<long long>(r.cfg.tile[1]),
+                  to_string(r.cfg.out), r.cfg.dagger ? 1 : 0, to_string(r.cfg.layout), static_cast<long long>(r.cfg.tile[0]), static_cast<long long>(r.cfg.tile[1]),
                   static_cast<long long>(r.cfg.tile[2]), static_cast<long long>(r.cfg.tile[3]), r.tile_source.c_str(), r.cfg.team_size,
                   r.time_min, r.time_median, r.time_max, r.gflops, r.gbytes_model, r.roofline_gflops, r.percent_of_roofline);
   } else {
@@ -202,6 +203,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--team-size", o->team_size, "threads per team, or auto to tune (and cache) it");
   cmd->add_option("--threads", o->threads, "OpenMP threads (default: OMP_NUM_THREADS or all cores)")->check(CLI::PositiveNumber);
   cmd->add_option("--parity", o->parity, "output sites")->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
+  cmd->add_option("--layout", o->layout, "spinor storage: right (site-major) or left (component-major)")
+      ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
   cmd->add_flag("--dagger", o->dagger, "time D^dagger");
   cmd->add_option("--iters", o->iters, "timed calls per variant")->check(CLI::Range(1, 100000))->capture_default_str();
   cmd->add_option("--warmup", o->warmup, "untimed calls first")->check(CLI::Range(0, 100000))->capture_default_str();

@@ -22,7 +22,7 @@ std::array<index_t, 4> parse_tile(const std::string& text);
 
 // The options every kernel launch takes (apply and bench share them).
 struct KernelOptions {
-  std::string dispatch = "range", simd = "auto", prec = "double", parity = "even", tile;
+  std::string dispatch = "range", simd = "auto", prec = "double", parity = "even", layout = "right", tile;
   int team_size = 0;  // 0: not given
   bool dagger = false;
   // Throws std::invalid_argument for an inconsistent combination (e.g. --tile without mdrange).

@@ -40,6 +40,8 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
   cmd.add_option("--prec", o.prec, "arithmetic precision")->check(CLI::IsMember({"double", "single"}))->capture_default_str();
   cmd.add_option("--tile", o.tile, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
   cmd.add_option("--team-size", o.team_size, "threads per team for --dispatch team")->check(CLI::PositiveNumber);
+  cmd.add_option("--layout", o.layout, "spinor storage: right (site-major) or left (component-major)")
+      ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
   cmd.add_flag("--dagger", o.dagger, "apply D^dagger instead of D");
   cmd.add_option("--parity", o.parity, "output sites: even (D_eo), odd (D_oe) or full")
       ->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
@@ -52,6 +54,7 @@ DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
   cfg.isa = parse_simd(simd);
   cfg.out = parity == "full" ? Subset::Full : parity == "even" ? Subset::Even : Subset::Odd;
   cfg.dagger = dagger;
+  cfg.layout = parse_layout(layout);
   cfg.nrhs = nrhs;
   if (!tile.empty()) {
     if (cfg.dispatch != Dispatch::MDRange) throw std::invalid_argument("--tile applies to --dispatch mdrange only");
