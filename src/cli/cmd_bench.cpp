@@ -66,8 +66,10 @@ int run_bench(const BenchOptions& o) {
   // The header: what ran where, and both roofline ceilings measured now with these threads.
   const int threads = omp_get_max_threads();
   const std::uint64_t llc = bench::last_level_cache_bytes();
-  const std::uint64_t spinor_set = SpinorField<Real>::bytes_for(geom, Subset::Even);
-  const std::uint64_t footprint = GaugeField<Real>::bytes_for(geom) + GaugeField<Real>::bytes_for(geom) * 2 / 2 + 2 * spinor_set;
+  // The gauge field, the kernel's packed links (8 per output site: as large as the gauge field for a
+  // checkerboarded operator), and one input and one output spinor.
+  const std::uint64_t gauge_bytes = GaugeField<Real>::bytes_for(geom);
+  const std::uint64_t footprint = 2 * gauge_bytes + 2 * SpinorField<Real>::bytes_for(geom, Subset::Even);
   std::vector<SimdIsa> isas = {isa};
   if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);  // naive runs scalar
   std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), threads);
