@@ -27,10 +27,6 @@ RunnerTable<Real> runners_for(SimdIsa isa) {
   throw std::invalid_argument(std::string("no kernels compiled for ") + to_string(isa));
 }
 
-Subset input_subset(Subset out) {
-  return out == Subset::Full ? Subset::Full : out == Subset::Even ? Subset::Odd : Subset::Even;
-}
-
 }  // namespace
 
 template <class Real>
@@ -107,7 +103,7 @@ KernelLayout::Strides DslashKernel<Real>::strides() const {
 
 template <class Real>
 Subset DslashKernel<Real>::in_subset() const {
-  return input_subset(cfg_.out);
+  return neighbour_subset(cfg_.out);
 }
 
 template <class Real>

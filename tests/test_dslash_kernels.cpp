@@ -39,8 +39,7 @@ struct Fixture {
     const auto key = std::make_tuple(static_cast<int>(out), dagger, rhs);
     auto it = reference.find(key);
     if (it == reference.end()) {
-      const Subset in = out == Subset::Full ? Subset::Full : subset_of(other(static_cast<Parity>(out)));
-      SpinorField<double> in_field(kLattice, in), out_field(kLattice, out);
+      SpinorField<double> in_field(kLattice, neighbour_subset(out)), out_field(kLattice, out);
       copy_sites(convert_precision<double>(psi[static_cast<std::size_t>(rhs)]), in_field);
       dslash_reference(u_double, in_field, out_field, dagger);
       it = reference.emplace(key, std::move(out_field)).first;

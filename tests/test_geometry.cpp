@@ -44,6 +44,12 @@ TEST(Geometry, NeighboursWrapPeriodically) {
     }
 }
 
+TEST(Geometry, NeighboursOfACheckerboardAreTheOtherOne) {
+  EXPECT_EQ(neighbour_subset(Subset::Even), Subset::Odd);
+  EXPECT_EQ(neighbour_subset(Subset::Odd), Subset::Even);
+  EXPECT_EQ(neighbour_subset(Subset::Full), Subset::Full);
+}
+
 TEST(Geometry, InvalidExtentsAreClearErrors) {
   try {
     Geometry({4, 5, 8, 10});

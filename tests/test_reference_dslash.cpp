@@ -36,11 +36,9 @@ class ReferenceDslash : public ::testing::Test {
   GaugeField<double> u;
 };
 
-constexpr Subset kOther[] = {Subset::Odd, Subset::Even, Subset::Full};
-
 TEST_F(ReferenceDslash, Gamma5HermiticityG5DG5EqualsDDagger) {
   for (Subset out : {Subset::Even, Subset::Odd, Subset::Full}) {
-    const Subset in = kOther[static_cast<int>(out)];
+    const Subset in = neighbour_subset(out);
     SpinorField<double> psi = random(in, 1);
     const SpinorField<double> d_dag = apply(psi, out, true);
     gamma5(psi);
@@ -52,7 +50,7 @@ TEST_F(ReferenceDslash, Gamma5HermiticityG5DG5EqualsDDagger) {
 
 TEST_F(ReferenceDslash, DDaggerIsTheAdjointOfD) {
   for (Subset out : {Subset::Even, Subset::Odd, Subset::Full}) {
-    const Subset in = kOther[static_cast<int>(out)];
+    const Subset in = neighbour_subset(out);
     const SpinorField<double> phi = random(out, 3), psi = random(in, 4);
     // <phi, D psi> = <D^dagger phi, psi>, with D^dagger mapping `out` sites back to `in` sites.
     const std::complex<double> lhs = inner_product(phi, apply(psi, out, false));

@@ -52,7 +52,6 @@ class Simd : public ::testing::TestWithParam<Case> {
       b(i) = static_cast<Real>(2 - i), b(i + W) = static_cast<Real>(0.75 * i);
       c(i) = static_cast<Real>(3), c(i + W) = static_cast<Real>(-i);
     }
-    const std::complex<double> I(0, 1);
     const std::pair<SimdOp, std::complex<double> (*)(std::complex<double>, std::complex<double>, std::complex<double>)> ops[] = {
         {SimdOp::Mul, [](auto x, auto y, auto) { return x * y; }},
         {SimdOp::MulAdd, [](auto x, auto y, auto z) { return z + x * y; }},
@@ -61,7 +60,6 @@ class Simd : public ::testing::TestWithParam<Case> {
         {SimdOp::TimesMinusI, [](auto x, auto, auto) { return std::complex<double>(0, -1) * x; }},
         {SimdOp::StreamStore, [](auto x, auto, auto) { return x; }},
     };
-    (void)I;
     for (const auto& [op, expect] : ops) {
       probe.complex_op(op, a.data(), b.data(), c.data(), out.data());
       for (int i = 0; i < W; ++i)

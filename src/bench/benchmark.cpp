@@ -176,13 +176,7 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
     for (int k = 0; k < r.cfg.nrhs; ++k) {
       SpinorField<double> expect(geom_, r.cfg.out, "bench_reference");
       dslash_reference(ud, convert_precision<double>(in[static_cast<std::size_t>(k)]), expect, r.cfg.dagger);
-      const SpinorField<double> got = convert_precision<double>(out[static_cast<std::size_t>(k)]);
-      double diff = 0, scale = 0;
-      for (index_t i = 0; i < expect.sites() * 12; ++i) {
-        diff = std::max(diff, std::abs(got.data()[i] - expect.data()[i]));
-        scale = std::max(scale, std::abs(expect.data()[i]));
-      }
-      worst = std::max(worst, diff / scale);
+      worst = std::max(worst, relative_difference(out[static_cast<std::size_t>(k)], expect));
     }
     r.checked = true;
     r.check_error = worst;

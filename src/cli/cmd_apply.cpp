@@ -63,9 +63,8 @@ void add_apply_command(CLI::App& app) {
     std::vector<SpinorField<double>> out;
     if (reference) {
       const DslashConfig cfg = opt->k.config(KernelFamily::Naive, 1);  // validates the shared flags
-      const Subset in_subset = cfg.out == Subset::Full ? Subset::Full : subset_of(other(static_cast<Parity>(cfg.out)));
       for (const SpinorField<double>& psi_full : in) {
-        SpinorField<double> psi(geom, in_subset, "apply_in");
+        SpinorField<double> psi(geom, neighbour_subset(cfg.out), "apply_in");
         copy_sites(psi_full, psi);
         dslash_reference(u, psi, out.emplace_back(geom, cfg.out, "apply_out"), cfg.dagger);
       }

@@ -79,6 +79,19 @@ SpinorField<To> convert_precision(const SpinorField<From>& psi) {
   return out;
 }
 
+template <class RA, class RB>
+double relative_difference(const SpinorField<RA>& a, const SpinorField<RB>& b) {
+  if (a.sites() != b.sites() || a.subset() != b.subset()) throw std::invalid_argument("relative_difference: fields hold different site sets");
+  const auto *pa = a.data(), *pb = b.data();
+  double diff = 0, scale = 0;
+  for (index_t k = 0; k < a.sites() * 12; ++k) {
+    const std::complex<double> x(pa[k]), y(pb[k]);
+    diff = std::max(diff, std::abs(x - y));
+    scale = std::max(scale, std::abs(y));
+  }
+  return scale > 0 ? diff / scale : diff;
+}
+
 template <class Real>
 void fill_unit(GaugeField<Real>& u) {
   parallel_for("fill_unit", RangePolicy<>(u.geometry().volume()), [&](index_t s) {
@@ -192,6 +205,10 @@ template SpinorField<float> convert_precision<float, double>(const SpinorField<d
 template SpinorField<double> convert_precision<double, float>(const SpinorField<float>&);
 template SpinorField<double> convert_precision<double, double>(const SpinorField<double>&);
 template SpinorField<float> convert_precision<float, float>(const SpinorField<float>&);
+template double relative_difference<float, float>(const SpinorField<float>&, const SpinorField<float>&);
+template double relative_difference<float, double>(const SpinorField<float>&, const SpinorField<double>&);
+template double relative_difference<double, float>(const SpinorField<double>&, const SpinorField<float>&);
+template double relative_difference<double, double>(const SpinorField<double>&, const SpinorField<double>&);
 template GaugeField<float> convert_precision<float, double>(const GaugeField<double>&);
 template GaugeField<double> convert_precision<double, float>(const GaugeField<float>&);
 template GaugeField<double> convert_precision<double, double>(const GaugeField<double>&);

@@ -20,6 +20,8 @@ template <class Real> void axpy(std::complex<Real> a, const SpinorField<Real>& x
 // sites of `to` that `from` lacks are set to zero.
 template <class Real> void copy_sites(const SpinorField<Real>& from, SpinorField<Real>& to);
 template <class To, class From> SpinorField<To> convert_precision(const SpinorField<From>& psi);
+// max |a - b| / max |b| over every component, in double; throws if the fields hold different sites.
+template <class RA, class RB> double relative_difference(const SpinorField<RA>& a, const SpinorField<RB>& b);
 
 // Gauge fields
 template <class Real> void fill_unit(GaugeField<Real>& u);

@@ -20,6 +20,11 @@ const char* to_string(Parity p);
 enum class Subset : int { Even = 0, Odd = 1, Full = 2 };
 inline Subset subset_of(Parity p) { return static_cast<Subset>(static_cast<int>(p)); }
 const char* to_string(Subset s);
+// Where the nearest neighbours of a subset's sites live: a hop flips parity; Full stays Full. This is
+// the input subset of a Dslash whose output is `s`.
+inline Subset neighbour_subset(Subset s) {
+  return s == Subset::Full ? Subset::Full : s == Subset::Even ? Subset::Odd : Subset::Even;
+}
 
 class Geometry {
  public:
