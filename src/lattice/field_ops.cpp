@@ -82,7 +82,8 @@ SpinorField<To> convert_precision(const SpinorField<From>& psi) {
 template <class RA, class RB>
 double relative_difference(const SpinorField<RA>& a, const SpinorField<RB>& b) {
   if (a.sites() != b.sites() || a.subset() != b.subset()) throw std::invalid_argument("relative_difference: fields hold different site sets");
-  const auto *pa = a.data(), *pb = b.data();
+  const std::complex<RA>* pa = a.data();
+  const std::complex<RB>* pb = b.data();
   double diff = 0, scale = 0;
   for (index_t k = 0; k < a.sites() * 12; ++k) {
     const std::complex<double> x(pa[k]), y(pb[k]);
