@@ -11,6 +11,7 @@
 #include "kernels/machine_probe.hpp"
 #include "simd/complex.hpp"
 #include "simd/fence.hpp"
+#include "kernels/spin_projector.hpp"
 
 namespace dslash::kernels {
 
@@ -32,19 +33,6 @@ inline Complex<V> add_unit(const Complex<V>& a, const Complex<V>& z) {
   else if constexpr (K == 2) return {a.re - z.im, a.im + z.re};
   else return {a.re + z.im, a.im - z.re};
 }
-
-// (1 + S g_mu) psi in the DeGrand-Rossi basis has two independent rows:
-//   h0 = p0 + S k0 p[a0],  h1 = p1 + S k1 p[a1]
-// and rows 2, 3 are multiples of them: r2 = S k2 h[b2], r3 = S k3 h[b3].
-struct Projector {
-  int a0, k0, a1, k1, b2, k2, b3, k3;
-};
-inline constexpr Projector kProjector[4] = {
-    {3, 2, 2, 2, 1, -2, 0, -2},   // x: h0 = p0 + S i p3, h1 = p1 + S i p2; r2 = -S i h1, r3 = -S i h0
-    {3, -1, 2, 1, 1, 1, 0, -1},   // y: h0 = p0 - S p3,   h1 = p1 + S p2;   r2 =  S h1,   r3 = -S h0
-    {2, 2, 3, -2, 0, -2, 1, 2},   // z: h0 = p0 + S i p2, h1 = p1 - S i p3; r2 = -S i h0, r3 =  S i h1
-    {2, 1, 3, 1, 0, 1, 1, 1},     // t: h0 = p0 + S p2,   h1 = p1 + S p3;   r2 =  S h0,   r3 =  S h1
-};
 
 template <class Real, class Vec, bool Folded>
 struct DslashBody {
@@ -88,17 +76,17 @@ struct DslashBody {
     else return {Vec(lk[2 * ab]), Vec(lk[2 * ab + 1])};  // broadcast across the right-hand sides
   }
 
-  // Hop H (0..7): direction Mu = H / 2, forward when H is even. Projector sign S: the forward hop
-  // takes (1 - g_mu) for D and (1 + g_mu) for D^dagger, the backward hop the other.
+  // Hop H (0..7): direction Mu = H / 2, forward when H is even.
   template <bool Dagger, int H>
   static constexpr int sign() {
-    return ((H % 2 == 0) == Dagger) ? 1 : -1;
+    return projector_sign(H % 2 == 0, Dagger);
   }
 
   // Phase 1 of a site: the neighbour's half spinor h = P psi(x +- mu), lane-permuted if the hop
   // crosses the fold. Kept in a small L1 buffer so phase 2 needs few registers.
+  // `wraps`: the hop leaves the outer lattice (for a folded direction: it crosses the fold).
   template <bool Dagger, int H>
-  void project(C (&h)[2][3], const Real* psi, bool crosses_fold) const {
+  void project(C (&h)[2][3], const Real* psi, bool wraps) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>();
     constexpr Projector P = kProjector[Mu];
     for (int c = 0; c < 3; ++c) {
@@ -106,12 +94,28 @@ struct DslashBody {
       h[1][c] = add_unit<S * P.k1>(load(psi, 3 + c), load(psi, 3 * P.a1 + c));
     }
     if constexpr (Folded && lane_bit<W>(Mu) >= 0) {
-      if (crosses_fold)  // the neighbour lives in the other virtual node: swap lanes across this fold
+      if (wraps)  // the neighbour lives in the other virtual node: swap lanes across this fold
         for (auto& hk : h)
           for (C& z : hk) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
-    } else {
-      (void)crosses_fold;
     }
+    if (wraps && a.halo[Mu]) drop_remote_lanes<H>(h);
+  }
+
+  // Direction Mu is split between domains: the lanes whose neighbour lies in another domain get
+  // nothing here; kernels/dslash_faces.hpp adds their hop from the halo. Unfolded: every lane.
+  // Folded, the lane's virtual node (0 = lower half of the domain, 1 = upper) decides:
+  //   forward hop, node 0 | node 1 -> node 1 | beyond: keep node 0, drop node 1 (and the mirror backward)
+  template <int H>
+  static void drop_remote_lanes(C (&h)[2][3]) {
+    constexpr int Bit = lane_bit<W>(H / 2);
+    Vec keep(Real(0));
+    if constexpr (Folded && Bit >= 0) {
+      alignas(64) Real k[W];
+      for (int l = 0; l < W; ++l) k[l] = ((l >> Bit) & 1) == (H % 2 == 0 ? 0 : 1) ? Real(1) : Real(0);
+      keep = Vec::load_aligned(k);
+    }
+    for (auto& hk : h)
+      for (C& z : hk) z = {z.re * keep, z.im * keep};
   }
 
   // Phase 2: colour row r of hop H, U(r, :) h, reconstructed into the row's four spins.

@@ -96,7 +96,7 @@ void DslashKernel<Real>::set_launch(const std::array<index_t, 4>& tile, int team
 }
 
 template <class Real>
-KernelLayout::Strides DslashKernel<Real>::strides() const {
+KernelLayout::Strides DslashKernel<Real>::spinor_strides() const {
   // Input and output buffers hold the same number of outer sites (V/2 or V, over the lanes).
   return layout_.spinor_strides(cfg_.layout == SpinorLayout::Left, output_sites() / (layout_.folded ? layout_.lanes : 1));
 }
@@ -149,7 +149,7 @@ void DslashKernel<Real>::pack(const std::vector<SpinorField<Real>>& in, const Vi
       throw std::invalid_argument(label_ + ": input spinors must be " + to_string(in_subset()) + " fields on " + geom_.to_string());
   if (packed.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": packed buffer has the wrong size");
   const int W = layout_.lanes, B = layout_.blocks;
-  const KernelLayout::Strides st = strides();
+  const KernelLayout::Strides st = spinor_strides();
   Real* p = packed.data();
   for_each_slot(in_subset(), [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
@@ -169,7 +169,7 @@ void DslashKernel<Real>::unpack(const View<Real, 1>& packed, std::vector<SpinorF
   out.clear();
   for (int r = 0; r < cfg_.nrhs; ++r) out.emplace_back(geom_, cfg_.out, label_ + "_out");
   const int W = layout_.lanes, B = layout_.blocks;
-  const KernelLayout::Strides st = strides();
+  const KernelLayout::Strides st = spinor_strides();
   const Real* p = packed.data();
   for_each_slot(cfg_.out, [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
@@ -193,11 +193,12 @@ void DslashKernel<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out
   args.checkerboard = cfg_.out != Subset::Full;
   args.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
   args.blocks = layout_.blocks;
-  const KernelLayout::Strides st = strides();
+  const KernelLayout::Strides st = spinor_strides();
   args.site_stride = st.site;
   args.block_stride = st.block;
   args.component_stride = st.component;
   args.dagger = cfg_.dagger;
+  args.halo = cfg_.halo;
   args.dispatch = cfg_.dispatch;
   args.tile = cfg_.tile;
   args.team_size = cfg_.team_size;

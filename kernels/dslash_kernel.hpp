@@ -32,6 +32,9 @@ class DslashKernel {
 
   const DslashConfig& config() const { return cfg_; }
   const KernelLayout& layout() const { return layout_; }
+  const Geometry& geometry() const { return geom_; }  // the lattice (the domain, under MPI) it acts on
+  // Where (outer site, block, component) lives in this kernel's spinor buffers.
+  KernelLayout::Strides spinor_strides() const;
   const std::string& label() const { return label_; }  // e.g. "dslash_vnode_avx2_f32_mdrange"
   Subset in_subset() const;
   Subset out_subset() const { return cfg_.out; }
@@ -54,7 +57,6 @@ class DslashKernel {
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
-  KernelLayout::Strides strides() const;
 
   DslashConfig cfg_;
   Geometry geom_;

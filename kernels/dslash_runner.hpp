@@ -21,6 +21,7 @@ struct RunArgs {
   // block * block_stride + component * component_stride (kernels/kernel_layout.hpp).
   index_t site_stride, block_stride, component_stride;
   bool dagger;
+  std::array<bool, 4> halo;       // directions split between domains (DslashConfig::halo)
   Dispatch dispatch;
   std::array<index_t, 4> tile;
   int team_size;

@@ -1,0 +1,161 @@
+#include "kernels/dslash_faces.hpp"
+
+#include <complex>
+#include <stdexcept>
+
+#include "dslash/core.hpp"
+#include "kernels/spin_projector.hpp"
+
+namespace dslash {
+
+namespace {
+
+using kernels::kProjector;
+using kernels::projector_sign;
+
+// The unit k of kernels/spin_projector.hpp: 1, -1, 2 = +i, -2 = -i.
+template <class Real>
+std::complex<Real> unit(int k) {
+  return k == 1 ? std::complex<Real>(1, 0) : k == -1 ? std::complex<Real>(-1, 0) : k == 2 ? std::complex<Real>(0, 1) : std::complex<Real>(0, -1);
+}
+
+}  // namespace
+
+template <class Real>
+DslashFaces<Real>::DslashFaces(const DslashKernel<Real>& kernel, const GaugeField<Real>& u)
+    : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()), geom_(kernel.geometry()), u_(u),
+      nrhs_(kernel.config().nrhs) {
+  if (!(u.geometry() == geom_)) throw std::invalid_argument("DslashFaces: the gauge field is not on the kernel's lattice");
+  const Subset in = kernel.in_subset(), out = kernel.out_subset();
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!cfg_.halo[static_cast<std::size_t>(mu)]) continue;
+    const int top = geom_.extent(mu) - 1;
+    auto& send = send_[static_cast<std::size_t>(mu)];
+    auto& receive = receive_[static_cast<std::size_t>(mu)];
+    send[static_cast<int>(Hop::Forward)] = face(mu, 0, in);
+    send[static_cast<int>(Hop::Backward)] = face(mu, top, in);
+    receive[static_cast<int>(Hop::Forward)] = face(mu, top, out);
+    receive[static_cast<int>(Hop::Backward)] = face(mu, 0, out);
+  }
+}
+
+template <class Real>
+std::vector<typename DslashFaces<Real>::FaceSite> DslashFaces<Real>::face(int mu, int x_mu, Subset subset) const {
+  // The three other directions, slowest last, so the order is lexicographic with mu left out.
+  std::array<int, 3> other{};
+  for (int nu = 0, k = 0; nu < 4; ++nu)
+    if (nu != mu) other[static_cast<std::size_t>(k++)] = nu;
+  const Geometry outer_geom = layout_.outer_geometry();
+  std::vector<FaceSite> sites;
+  Coord x{};
+  x[static_cast<std::size_t>(mu)] = x_mu;
+  const auto L = [&](int k) { return geom_.extent(other[static_cast<std::size_t>(k)]); };
+  for (int c = 0; c < L(2); ++c)
+    for (int b = 0; b < L(1); ++b)
+      for (int a = 0; a < L(0); ++a) {
+        x[static_cast<std::size_t>(other[0])] = a;
+        x[static_cast<std::size_t>(other[1])] = b;
+        x[static_cast<std::size_t>(other[2])] = c;
+        if (subset != Subset::Full && Geometry::parity(x) != static_cast<int>(subset)) continue;
+        // Invert KernelLayout::global_coords: outer coordinates and the virtual node's lane.
+        Coord xo = x;
+        int lane = 0;
+        for (std::size_t nu = 0; nu < 4; ++nu)
+          if (layout_.lane_bit[nu] >= 0) {
+            lane |= (x[nu] / layout_.outer[nu]) << layout_.lane_bit[nu];
+            xo[nu] = x[nu] % layout_.outer[nu];
+          }
+        const site_t so = outer_geom.site(xo);
+        sites.push_back({subset == Subset::Full ? so : Geometry::cb_index(so), lane, geom_.site(x)});
+      }
+  return sites;
+}
+
+template <class Real>
+index_t DslashFaces<Real>::offset(const FaceSite& f, int r, int c) const {
+  const int W = layout_.lanes;
+  // vnode: the lanes are virtual nodes, one block per right-hand side; naive and mrhs: the lanes
+  // are right-hand sides.
+  const int block = layout_.folded ? r : r / W, lane = layout_.folded ? f.lane : r % W;
+  return strides_.offset(f.outer, block, c) * W + lane;
+}
+
+template <class Real>
+void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* half) const {
+  const std::vector<FaceSite>& sites = send_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
+  const bool forward = hop == Hop::Forward;
+  const int S = projector_sign(forward, cfg_.dagger);
+  const kernels::Projector P = kProjector[mu];
+  const std::complex<Real> k0 = unit<Real>(S * P.k0), k1 = unit<Real>(S * P.k1);
+  const Real* psi = in.data();
+  parallel_for("dslash_face_project", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t i) {
+    const FaceSite& f = sites[static_cast<std::size_t>(i)];
+    for (int r = 0; r < nrhs_; ++r) {
+      const auto load = [&](int spin, int c) {
+        const int k = 2 * (3 * spin + c);
+        return std::complex<Real>(psi[offset(f, r, k)], psi[offset(f, r, k + 1)]);
+      };
+      std::complex<Real> h[2][3];
+      for (int c = 0; c < 3; ++c) {
+        h[0][c] = load(0, c) + k0 * load(P.a0, c);
+        h[1][c] = load(1, c) + k1 * load(P.a1, c);
+      }
+      Real* dst = half + (i * nrhs_ + r) * kHalfSpinorReals;
+      for (int s = 0; s < 2; ++s)
+        for (int a = 0; a < 3; ++a) {
+          std::complex<Real> z = h[s][a];
+          if (!forward) {  // U_mu(y)^dagger h: the receiver does not hold this link
+            z = 0;
+            for (int b = 0; b < 3; ++b) z += std::conj(u_(f.site, mu, b, a)) * h[s][b];
+          }
+          dst[2 * (3 * s + a)] = z.real();
+          dst[2 * (3 * s + a) + 1] = z.imag();
+        }
+    }
+  });
+}
+
+template <class Real>
+void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<Real, 1>& out) const {
+  const std::vector<FaceSite>& sites = receive_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
+  const bool forward = hop == Hop::Forward;
+  const int S = projector_sign(forward, cfg_.dagger);
+  const kernels::Projector P = kProjector[mu];
+  const std::complex<Real> k2 = unit<Real>(S * P.k2), k3 = unit<Real>(S * P.k3);
+  Real* chi = out.data();
+  parallel_for("dslash_face_complete", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t i) {
+    const FaceSite& f = sites[static_cast<std::size_t>(i)];
+    for (int r = 0; r < nrhs_; ++r) {
+      const Real* src = half + (i * nrhs_ + r) * kHalfSpinorReals;
+      std::complex<Real> h[2][3];
+      for (int s = 0; s < 2; ++s)
+        for (int a = 0; a < 3; ++a) h[s][a] = {src[2 * (3 * s + a)], src[2 * (3 * s + a) + 1]};
+      if (forward) {  // U_mu(x) h
+        std::complex<Real> uh[2][3];
+        for (int s = 0; s < 2; ++s)
+          for (int a = 0; a < 3; ++a) {
+            uh[s][a] = 0;
+            for (int b = 0; b < 3; ++b) uh[s][a] += u_(f.site, mu, a, b) * h[s][b];
+          }
+        for (int s = 0; s < 2; ++s)
+          for (int a = 0; a < 3; ++a) h[s][a] = uh[s][a];
+      }
+      const auto add = [&](int spin, int c, std::complex<Real> z) {
+        const int k = 2 * (3 * spin + c);
+        chi[offset(f, r, k)] += z.real();
+        chi[offset(f, r, k + 1)] += z.imag();
+      };
+      for (int c = 0; c < 3; ++c) {
+        add(0, c, h[0][c]);
+        add(1, c, h[1][c]);
+        add(2, c, k2 * h[P.b2][c]);
+        add(3, c, k3 * h[P.b3][c]);
+      }
+    }
+  });
+}
+
+template class DslashFaces<float>;
+template class DslashFaces<double>;
+
+}  // namespace dslash
