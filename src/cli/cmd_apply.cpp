@@ -1,6 +1,6 @@
 // dslash apply --gauge U.nersc --in psi.npy --out chi.npy [--kernel reference|naive|mrhs|vnode]
 //              [--dispatch range|team|mdrange] [--tile a.b.c.d] [--simd ...] [--prec double|single]
-//              [--nrhs N] [--parity even|odd|full] [--dagger]
+//              [--nrhs N] [--parity even|odd|full] [--dagger] [--mpi a.b.c.d --comms-overlap on|off]
 #include <cstdio>
 
 #include "cli/commands.hpp"
@@ -9,6 +9,11 @@
 #include "io/npy.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
+#if defined(DSLASH_HAVE_MPI)
+#include "mpi/distributed_fields.hpp"
+#include "mpi/halo_dslash.hpp"
+#include "mpi/mpi_session.hpp"
+#endif
 
 namespace dslash::cli {
 
@@ -18,25 +23,85 @@ struct ApplyOptions {
   std::string gauge, in, out, kernel = "reference";
   int nrhs = 0;  // 0: as many as the input file holds
   KernelOptions k;
+  MpiOptions mpi;
 };
+
+// The operator on every input spinor, `per_call` at a time (mrhs takes them all in one call). Op is
+// a DslashKernel, or a HaloDslash on this rank's block under MPI.
+template <class Real, class Op>
+std::vector<SpinorField<double>> apply_each(Op& op, int per_call, const std::vector<SpinorField<double>>& in_full) {
+  std::vector<SpinorField<double>> out;
+  for (std::size_t first = 0; first < in_full.size(); first += static_cast<std::size_t>(per_call)) {
+    std::vector<SpinorField<Real>> batch;
+    for (int r = 0; r < per_call; ++r) {
+      const SpinorField<double>& psi = in_full[first + static_cast<std::size_t>(r)];
+      copy_sites(convert_precision<Real>(psi), batch.emplace_back(psi.geometry(), op.in_subset()));
+    }
+    for (const SpinorField<Real>& chi : op.apply(batch)) out.push_back(convert_precision<double>(chi));
+  }
+  return out;
+}
+
+int spinors_per_call(const ApplyOptions& o, std::size_t spinors) {
+  return parse_kernel(o.kernel) == KernelFamily::Mrhs ? static_cast<int>(spinors) : 1;
+}
 
 // The operator on every input spinor with a fast kernel in precision Real.
 template <class Real>
 std::vector<SpinorField<double>> apply_kernel(const ApplyOptions& o, const GaugeField<double>& u_double,
                                               const std::vector<SpinorField<double>>& in_full) {
-  const GaugeField<Real> u = convert_precision<Real>(u_double);
-  const KernelFamily family = parse_kernel(o.kernel);
-  const int per_call = family == KernelFamily::Mrhs ? static_cast<int>(in_full.size()) : 1;
-  const DslashKernel<Real> d(u, o.k.config(family, per_call));
-  std::vector<SpinorField<double>> out;
-  for (std::size_t first = 0; first < in_full.size(); first += static_cast<std::size_t>(per_call)) {
-    std::vector<SpinorField<Real>> batch;
-    for (int r = 0; r < per_call; ++r)
-      copy_sites(convert_precision<Real>(in_full[first + static_cast<std::size_t>(r)]), batch.emplace_back(u.geometry(), d.in_subset()));
-    for (const SpinorField<Real>& chi : d.apply(batch)) out.push_back(convert_precision<double>(chi));
-  }
-  return out;
+  const int per_call = spinors_per_call(o, in_full.size());
+  const DslashKernel<Real> d(convert_precision<Real>(u_double), o.k.config(parse_kernel(o.kernel), per_call));
+  return apply_each<Real>(d, per_call, in_full);
 }
+
+void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>& out, std::size_t spinors, const std::string& where) {
+  io::write_spinors_npy(o.out, out, o.k.prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, spinors > 1);
+  std::printf("wrote %s: %s%s (%s) on %zu spinor(s), %s sites, %s\n", o.out.c_str(), "D", o.k.dagger ? "^dagger" : "",
+              o.kernel.c_str(), spinors, o.k.parity.c_str(), where.c_str());
+}
+
+#if defined(DSLASH_HAVE_MPI)
+// Under mpirun: rank 0 reads both files (with every single-process check) and scatters them; each
+// rank applies the operator to its block with halo exchange; rank 0 gathers and writes.
+template <class Real>
+void apply_distributed(const ApplyOptions& o) {
+  if (o.kernel == "reference") throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  std::optional<GaugeField<double>> u_global;
+  std::vector<SpinorField<double>> in_global;
+  mpi::collectively([&] {
+    if (rank != 0) return;
+    u_global.emplace(io::read_nersc<double>(o.gauge));
+    in_global = io::read_spinors_npy<double>(o.in, u_global->geometry());
+    if (o.nrhs != 0 && o.nrhs != static_cast<int>(in_global.size()))
+      throw std::invalid_argument("apply: --nrhs " + std::to_string(o.nrhs) + " but " + o.in + " holds " + std::to_string(in_global.size()) +
+                                  " spinor(s)");
+  });
+  const Coord lattice = mpi::broadcast(u_global ? u_global->geometry().extents() : Coord{});
+  int spinors = static_cast<int>(in_global.size());
+  MPI_Bcast(&spinors, 1, MPI_INT, 0, MPI_COMM_WORLD);
+
+  const mpi::ProcessGrid grid(mpi::parse_grid(o.mpi.grid), lattice);
+  const GaugeField<double> u = mpi::scatter(grid, u_global ? &*u_global : nullptr);
+  std::vector<SpinorField<double>> in;
+  for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
+  const int per_call = spinors_per_call(o, in.size());
+  mpi::HaloDslash<Real> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call));
+  struct Overlapped {  // HaloDslash with the overlap choice bound, as apply_each calls it
+    mpi::HaloDslash<Real>& d;
+    bool overlap;
+    Subset in_subset() const { return d.in_subset(); }
+    std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& v) { return d.apply(v, overlap); }
+  } op{d, o.mpi.overlapped()};
+  const std::vector<SpinorField<double>> out_local = apply_each<Real>(op, per_call, in);
+  std::vector<SpinorField<double>> out;
+  for (const SpinorField<double>& chi : out_local)
+    if (auto g = mpi::gather(grid, chi)) out.push_back(std::move(*g));
+  mpi::collectively([&] { if (rank == 0) write_result(o, out, out.size(), grid.describe()); });
+}
+#endif
 
 }  // namespace
 
@@ -50,7 +115,15 @@ void add_apply_command(CLI::App& app) {
   cmd->add_option("--kernel", opt->kernel, "kernel")->check(CLI::IsMember({"reference", "naive", "mrhs", "vnode"}))->capture_default_str();
   cmd->add_option("--nrhs", opt->nrhs, "right-hand sides in the input (default: as many as it holds)")->check(CLI::PositiveNumber);
   add_kernel_options(*cmd, opt->k);
+  add_mpi_options(*cmd, opt->mpi);
   cmd->callback([opt] {
+    if (opt->mpi.distributed()) {
+#if defined(DSLASH_HAVE_MPI)
+      if (opt->k.prec == "single") apply_distributed<float>(*opt);
+      else apply_distributed<double>(*opt);
+#endif
+      return;
+    }
     const bool reference = opt->kernel == "reference";
     if (reference && opt->k.prec != "double")
       throw std::invalid_argument("apply: the reference kernel computes in double precision only; use --prec double");
@@ -71,10 +144,7 @@ void add_apply_command(CLI::App& app) {
     } else {
       out = opt->k.prec == "single" ? apply_kernel<float>(*opt, u, in) : apply_kernel<double>(*opt, u, in);
     }
-    io::write_spinors_npy(opt->out, out, opt->k.prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128,
-                          in.size() > 1);
-    std::printf("wrote %s: %s%s (%s) on %zu spinor(s), %s sites, lattice %s\n", opt->out.c_str(), "D",
-                opt->k.dagger ? "^dagger" : "", opt->kernel.c_str(), in.size(), opt->k.parity.c_str(), geom.to_string().c_str());
+    write_result(*opt, out, in.size(), "lattice " + geom.to_string());
   });
 }
 

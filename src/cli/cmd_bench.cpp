@@ -10,31 +10,13 @@
 
 #include "bench/benchmark.hpp"
 #include "bench/metrics.hpp"
-#include "cli/commands.hpp"
+#include "cli/bench_options.hpp"
 #include "io/atomic_file.hpp"
 #include "kernels/dslash_kernel.hpp"
 
 namespace dslash::cli {
 
 namespace {
-
-struct BenchOptions {
-  Coord dims{32, 32, 32, 32};
-  std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
-  int nrhs = 0, threads = 0, iters = 10, warmup = 2;
-  bool dagger = false, check = false, csv = false;
-  std::uint64_t seed = 1;
-};
-
-std::vector<std::string> expand(const std::string& value, std::initializer_list<const char*> all) {
-  if (value != "all") return {value};
-  return {all.begin(), all.end()};
-}
-
-const char* env_or_unset(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : "unset";
-}
 
 nlohmann::json result_json(const bench::VariantResult& r, const Coord& dims, const std::string& prec) {
   nlohmann::json j = {
@@ -214,9 +196,18 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--check", o->check, "verify every variant against the reference; exit 1 on a mismatch");
   cmd->add_option("--json", o->json, "write every figure and the run header to this JSON file");
   cmd->add_flag("--csv", o->csv, "print CSV instead of a table");
+  add_mpi_options(*cmd, o->mpi);
   cmd->callback([o, &exit_code] {
     if (o->team_size != "" && o->team_size != "auto" && o->team_size.find_first_not_of("0123456789") != std::string::npos)
       throw std::invalid_argument("--team-size '" + o->team_size + "': expected a positive integer or auto");
+#if defined(DSLASH_HAVE_MPI)
+    if (o->mpi.distributed()) {
+      exit_code = run_bench_mpi(*o);
+      return;
+    }
+#else
+    (void)o->mpi.distributed();  // rejects --mpi with the reason
+#endif
     exit_code = o->prec == "single" ? run_bench<float>(*o) : run_bench<double>(*o);
   });
 }

@@ -30,4 +30,15 @@ struct KernelOptions {
 };
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 
+// --mpi a.b.c.d and --comms-overlap on|off: a domain-decomposed run under mpirun.
+struct MpiOptions {
+  std::string grid, overlap = "on";
+  // True for a run over MPI ranks. Throws std::invalid_argument when --mpi is given to a build
+  // without MPI, or when mpirun started several ranks but --mpi is missing.
+  bool distributed() const;
+  bool overlapped() const { return overlap == "on"; }
+};
+void add_mpi_options(CLI::App& cmd, MpiOptions& options);
+int mpi_world_size();  // 1 unless MPI is initialised
+
 }  // namespace dslash::cli

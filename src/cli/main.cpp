@@ -1,11 +1,39 @@
 // dslash: the mini-app's one binary. Subcommands generate and inspect files and apply the operator.
-// Every failure prints one line on stderr and exits with status 2.
+// Every failure prints one line on stderr and exits with status 2. Under mpirun (a build with MPI)
+// the same holds per run: rank 0 prints an error that every rank shares; an error that only one
+// rank meets aborts the job, so no rank waits forever.
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <optional>
 
 #include "cli/commands.hpp"
+#if defined(DSLASH_HAVE_MPI)
+#include "mpi/mpi_session.hpp"
+#endif
+
+namespace {
+
+#if defined(DSLASH_HAVE_MPI)
+bool asks_for_mpi(int argc, char** argv) {
+  if (dslash::mpi::launched_by_mpirun()) return true;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--mpi") == 0 || std::strncmp(argv[i], "--mpi=", 6) == 0) return true;
+  return false;
+}
+#endif
+
+}  // namespace
 
 int main(int argc, char** argv) {
+  int rank = 0;
+#if defined(DSLASH_HAVE_MPI)
+  std::optional<dslash::mpi::Session> session;
+  if (asks_for_mpi(argc, argv)) {
+    session.emplace(argc, argv);
+    rank = session->rank();
+  }
+#endif
   CLI::App app{"dslash: a Wilson-Dslash performance-portability mini-app"};
   app.name("dslash");
   app.require_subcommand(1);
@@ -18,13 +46,27 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
+    return rank == 0 ? app.exit(e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "dslash: %s (try '--help')\n", e.what());
+    return rank == 0 ? app.exit(e) : 0;
+  } catch (const CLI::ParseError& e) {  // the same arguments, so the same verdict, on every rank
+    if (rank == 0) std::fprintf(stderr, "dslash: %s (try '--help')\n", e.what());
+    return 2;
+#if defined(DSLASH_HAVE_MPI)
+  } catch (const dslash::mpi::CollectiveError& e) {
+    if (rank == 0) std::fprintf(stderr, "dslash: error: %s\n", e.what());
+    return 2;
+#endif
+  } catch (const std::invalid_argument& e) {  // input validation: deterministic, so every rank's
+    if (rank == 0) std::fprintf(stderr, "dslash: error: %s\n", e.what());
     return 2;
   } catch (const std::exception& e) {
+#if defined(DSLASH_HAVE_MPI)
+    if (session && session->size() > 1) {
+      std::fprintf(stderr, "dslash: error on rank %d: %s\n", rank, e.what());
+      MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+#endif
     std::fprintf(stderr, "dslash: error: %s\n", e.what());
     return 2;
   }

@@ -1,5 +1,9 @@
 #include <stdexcept>
 
+#if defined(DSLASH_HAVE_MPI)
+#include <mpi.h>
+#endif
+
 #include "cli/commands.hpp"
 
 namespace dslash::cli {
@@ -45,6 +49,35 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
   cmd.add_flag("--dagger", o.dagger, "apply D^dagger instead of D");
   cmd.add_option("--parity", o.parity, "output sites: even (D_eo), odd (D_oe) or full")
       ->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
+}
+
+void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
+  cmd.add_option("--mpi", o.grid, "MPI process grid a.b.c.d, x first (Grid's convention); run under mpirun -np a*b*c*d")
+      ->type_name("a.b.c.d");
+  cmd.add_option("--comms-overlap", o.overlap, "compute the interior while the halos travel")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+}
+
+int mpi_world_size() {
+#if defined(DSLASH_HAVE_MPI)
+  int up = 0, size = 1;
+  MPI_Initialized(&up);
+  if (up) MPI_Comm_size(MPI_COMM_WORLD, &size);
+  return size;
+#else
+  return 1;
+#endif
+}
+
+bool MpiOptions::distributed() const {
+#if !defined(DSLASH_HAVE_MPI)
+  if (!grid.empty())
+    throw std::invalid_argument("--mpi: this dslash was built without MPI (install libopenmpi-dev openmpi-bin and reconfigure)");
+#endif
+  const int ranks = mpi_world_size();
+  if (grid.empty() && ranks > 1)
+    throw std::invalid_argument(std::to_string(ranks) + " MPI ranks were started: say how they split the lattice with --mpi a.b.c.d");
+  return !grid.empty();
 }
 
 DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {

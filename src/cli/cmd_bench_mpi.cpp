@@ -1,0 +1,282 @@
+// dslash bench under mpirun: every kernel x dispatch on the global lattice split over the ranks'
+// process grid, with halo exchange. Rank 0 prints; the others only compute and communicate.
+//   per call : the slowest rank's wall time (a barrier starts every call)
+//   GFLOP/s  : total = 1320 x global sites x nrhs / best call; per rank = total / ranks
+//   comm     : projecting faces + waiting for halos; compute: interior kernel + boundary completion
+//              (per call, the slowest rank's, averaged over the timed calls)
+//   halo     : bytes each rank sends per call, and their rate in an exchange-only loop
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "bench/machine.hpp"
+#include "bench/metrics.hpp"
+#include "cli/bench_options.hpp"
+#include "dslash/lattice/field_ops.hpp"
+#include "io/atomic_file.hpp"
+#include "kernels/reference_dslash.hpp"
+#include "mpi/distributed_fields.hpp"
+#include "mpi/halo_dslash.hpp"
+#include "mpi/mpi_session.hpp"
+
+namespace dslash::cli {
+
+namespace {
+
+struct MpiResult {
+  DslashConfig cfg;
+  std::string label;
+  std::vector<double> times;  // per call, slowest rank
+  double time_min = 0, time_median = 0, time_max = 0;
+  double gflops = 0, gflops_per_rank = 0, gbytes_model = 0, roofline_per_rank = 0, percent_of_roofline = 0;
+  double comm_s = 0, compute_s = 0, wait_s = 0, halo_GBs = 0;
+  std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
+  std::vector<double> rank_gflops;  // each rank's own rate: local flops / its own best call
+  bool checked = false, check_passed = false;
+  double check_error = 0;
+};
+
+double reduce_max(double v, MPI_Comm comm) {
+  double r = 0;
+  MPI_Allreduce(&v, &r, 1, MPI_DOUBLE, MPI_MAX, comm);
+  return r;
+}
+
+template <class Real>
+MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, const std::optional<GaugeField<Real>>& u_global,
+                      const DslashConfig& request, const BenchOptions& o, const bench::Ceilings& ceilings) {
+  const bool root = grid.rank() == 0;
+  mpi::HaloDslash<Real> d(grid, u, request);
+  MpiResult r;
+  r.cfg = d.kernel().config();
+  r.label = d.kernel().label();
+  const Subset in_subset = d.in_subset();
+
+  // The inputs of a single-process run (same seeds, global lattice), scattered.
+  std::vector<SpinorField<Real>> in_global, in;
+  for (int k = 0; k < r.cfg.nrhs; ++k) {
+    std::optional<SpinorField<Real>> g;
+    if (root) {
+      SpinorField<Real> full(grid.global(), Subset::Full, "bench_in_global");
+      fill_gaussian(full, o.seed + 100 + static_cast<std::uint64_t>(k));
+      g.emplace(grid.global(), in_subset, "bench_in_global");
+      copy_sites(full, *g);
+    }
+    in.push_back(mpi::scatter(grid, g ? &*g : nullptr, in_subset));
+    if (g) in_global.push_back(std::move(*g));
+  }
+  const View<Real, 1> packed_in = d.kernel().allocate_spinors("bench_in"), packed_out = d.kernel().allocate_spinors("bench_out");
+  d.kernel().pack(in, packed_in);
+
+  const auto timed = [&](auto&& call) {
+    MPI_Barrier(grid.comm());
+    const double t0 = MPI_Wtime();
+    call();
+    const double mine = MPI_Wtime() - t0;
+    return std::pair{mine, reduce_max(mine, grid.comm())};
+  };
+  for (int i = 0; i < o.warmup; ++i) timed([&] { d.apply(packed_in, packed_out, o.mpi.overlapped()); });
+  d.reset_times();
+  double my_best = 1e30;
+  for (int i = 0; i < o.iters; ++i) {
+    const auto [mine, slowest] = timed([&] { d.apply(packed_in, packed_out, o.mpi.overlapped()); });
+    my_best = std::min(my_best, mine);
+    r.times.push_back(slowest);
+  }
+  const mpi::HaloTimes& t = d.times();
+  r.comm_s = reduce_max(t.comm() / t.calls, grid.comm());
+  r.compute_s = reduce_max(t.compute() / t.calls, grid.comm());
+  r.wait_s = reduce_max(t.wait / t.calls, grid.comm());
+
+  double halo_best = 1e30;
+  for (int i = 0; i < std::max(3, o.iters); ++i) halo_best = std::min(halo_best, timed([&] { d.exchange(packed_in); }).second);
+  r.halo_bytes = d.halo_bytes();
+  for (int mu = 0; mu < 4; ++mu)
+    if (grid.split(mu))  // 12 reals x face sites x 2 faces, per split direction
+      r.halo_bytes_expected += 2ull * 12 * sizeof(Real) * static_cast<std::uint64_t>(r.cfg.nrhs) *
+                               static_cast<std::uint64_t>(grid.local().volume() / grid.local().extent(mu) / (r.cfg.out == Subset::Full ? 1 : 2));
+  r.halo_GBs = r.halo_bytes > 0 ? static_cast<double>(r.halo_bytes) / halo_best / 1e9 : 0;
+
+  std::vector<double> kept(r.times.size() > 1 ? r.times.begin() + 1 : r.times.begin(), r.times.end());
+  std::sort(kept.begin(), kept.end());
+  r.time_min = kept.front();
+  r.time_max = kept.back();
+  r.time_median = kept.size() % 2 ? kept[kept.size() / 2] : 0.5 * (kept[kept.size() / 2 - 1] + kept[kept.size() / 2]);
+
+  const bool cb = r.cfg.out != Subset::Full;
+  const bench::ByteModel bytes = bench::bytes_per_site(cb, sizeof(Real), r.cfg.kernel == KernelFamily::Mrhs ? r.cfg.nrhs : 1);
+  const double local_site_rhs = static_cast<double>(d.kernel().output_sites()) * r.cfg.nrhs;
+  r.gflops = bench::kFlopsPerSite * local_site_rhs * grid.size() / r.time_min / 1e9;
+  r.gflops_per_rank = r.gflops / grid.size();
+  r.gbytes_model = bytes.model * local_site_rhs * grid.size() / r.time_min / 1e9;
+  const auto peak = ceilings.fma_peak_GFLOPs.find(to_string(r.cfg.isa));
+  const double fma = peak != ceilings.fma_peak_GFLOPs.end() ? peak->second : 1e30;
+  r.roofline_per_rank = std::min(ceilings.bandwidth_GBs * bench::kFlopsPerSite / bytes.compulsory, fma);
+  r.percent_of_roofline = 100.0 * r.gflops_per_rank / r.roofline_per_rank;
+  const double mine = bench::kFlopsPerSite * local_site_rhs / my_best / 1e9;
+  r.rank_gflops.resize(static_cast<std::size_t>(grid.size()));
+  MPI_Gather(&mine, 1, MPI_DOUBLE, r.rank_gflops.data(), 1, MPI_DOUBLE, 0, grid.comm());
+
+  if (o.check) {  // the gathered result against the single-process reference, on rank 0
+    std::vector<SpinorField<Real>> out;
+    d.kernel().unpack(packed_out, out);
+    double worst = 0;
+    for (int k = 0; k < r.cfg.nrhs; ++k) {
+      const std::optional<SpinorField<Real>> got = mpi::gather(grid, out[static_cast<std::size_t>(k)]);
+      if (!root) continue;
+      SpinorField<double> expect(grid.global(), r.cfg.out, "bench_reference");
+      dslash_reference(convert_precision<double>(*u_global), convert_precision<double>(in_global[static_cast<std::size_t>(k)]), expect,
+                       r.cfg.dagger);
+      worst = std::max(worst, relative_difference(*got, expect));
+    }
+    r.checked = true;
+    r.check_error = worst;
+    r.check_passed = worst < (sizeof(Real) == 4 ? 1e-5 : 1e-12);
+  }
+  return r;
+}
+
+template <class Real>
+int run(const BenchOptions& o) {
+  if (o.threads > 0) omp_set_num_threads(o.threads);
+  if (o.tile == "auto" || o.team_size == "auto")
+    throw std::invalid_argument("--tile/--team-size auto tune in one process: tune on the local lattice without --mpi, then pass the result");
+  const mpi::ProcessGrid grid(mpi::parse_grid(o.mpi.grid), o.dims);
+  const bool root = grid.rank() == 0;
+  const int F = sizeof(Real);
+  const SimdIsa isa = parse_simd(o.simd);
+  const std::string prec = F == 4 ? "single" : "double";
+  const auto kernels = expand(o.kernel, {"naive", "mrhs", "vnode"});
+  const auto dispatches = expand(o.dispatch, {"range", "team", "mdrange"});
+  const std::array<index_t, 4> tile = o.tile.empty() ? DslashConfig{}.tile : parse_tile(o.tile);
+  const int team = o.team_size.empty() ? 1 : std::stoi(o.team_size);
+  if (team < 1) throw std::invalid_argument("--team-size must be >= 1");
+
+  // Every rank measures at once, as they run: the ceilings are one rank's share of the node.
+  if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", omp_get_max_threads());
+  std::vector<SimdIsa> isas = {isa};
+  if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);
+  MPI_Barrier(grid.comm());
+  const bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
+  std::optional<GaugeField<Real>> u_global;
+  if (root) {
+    u_global.emplace(grid.global(), "bench_gauge_global");
+    fill_random_su3(*u_global, o.seed);  // the same field as a single-process run
+  }
+  const GaugeField<Real> u = mpi::scatter(grid, u_global ? &*u_global : nullptr);
+
+  const bool overlap = o.mpi.overlapped();
+  FILE* head = o.csv ? stderr : stdout;
+  if (root) {
+    std::fprintf(head, "# dslash bench over MPI: %s, %lld local sites per parity\n", grid.describe().c_str(),
+                 static_cast<long long>(grid.local().half_volume()));
+    std::fprintf(head, "# threads per rank %d, OMP_PROC_BIND %s, OMP_PLACES %s, comms overlap %s\n", omp_get_max_threads(),
+                 env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"), overlap ? "on" : "off");
+    std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F), prec.c_str(),
+                 bench::compiler_description().c_str(), bench::build_flags().c_str());
+    std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
+    std::fprintf(head, "# ceilings per rank (rank 0, all ranks measuring): bandwidth %.1f GB/s, FMA peak %.1f GFLOP/s (%s)\n",
+                 ceilings.bandwidth_GBs, ceilings.fma_peak_GFLOPs.at(to_string(isa)), to_string(isa));
+    std::fprintf(head, "# rates from the best of %d timed calls, each timed to the slowest rank; comm/compute per call, slowest rank\n", o.iters);
+  }
+
+  std::vector<MpiResult> results;
+  std::vector<std::string> skipped;
+  for (const auto& k : kernels)
+    for (const auto& disp : dispatches) {
+      DslashConfig cfg;
+      cfg.kernel = parse_kernel(k);
+      cfg.dispatch = parse_dispatch(disp);
+      cfg.isa = isa;
+      cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
+      cfg.dagger = o.dagger;
+      cfg.layout = parse_layout(o.layout);
+      cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, F)) : 1;
+      if (cfg.dispatch == Dispatch::MDRange) cfg.tile = tile;
+      if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
+      if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, kernels.size() * dispatches.size(), k.c_str(), disp.c_str());
+      try {
+        results.push_back(run_variant<Real>(grid, u, u_global, cfg, o, ceilings));
+      } catch (const mpi::CollectiveError& e) {  // every rank agrees, so every rank skips
+        if (o.kernel != "all") throw;
+        skipped.push_back(e.what());
+        if (root) std::fprintf(stderr, "  skipped: %s\n", e.what());
+      }
+    }
+  // Rank 0 reports; a failure there (an unwritable --json) is every rank's error.
+  int status = 0;
+  mpi::collectively([&] {
+  if (!root) return;
+  if (o.csv) {
+    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,local_lattice,grid,ranks,parity,dagger,comms_overlap,time_min_s,time_median_s,time_max_s,"
+                "gflops,gflops_per_rank,percent_of_roofline,comm_s,compute_s,halo_bytes_per_rank,halo_GBs\n");
+    for (const auto& r : results)
+      std::printf("%s,%s,%s,%s,%d,%s,%s,%s,%d,%s,%d,%s,%.6e,%.6e,%.6e,%.3f,%.3f,%.2f,%.6e,%.6e,%llu,%.3f\n", to_string(r.cfg.kernel),
+                  to_string(r.cfg.dispatch), prec.c_str(), to_string(r.cfg.isa), r.cfg.nrhs, grid.global().to_string().c_str(),
+                  grid.local().to_string().c_str(), mpi::grid_text(grid.grid()).c_str(), grid.size(), to_string(r.cfg.out), r.cfg.dagger ? 1 : 0,
+                  overlap ? "on" : "off", r.time_min, r.time_median, r.time_max, r.gflops, r.gflops_per_rank, r.percent_of_roofline, r.comm_s,
+                  r.compute_s, static_cast<unsigned long long>(r.halo_bytes), r.halo_GBs);
+  } else {
+    std::printf("%-6s %-8s %-7s %5s %9s %9s %11s %11s %7s %9s %9s %9s %9s\n", "kernel", "dispatch", "simd", "nrhs", "min ms", "median ms",
+                "GF/s total", "GF/s rank", "% roof", "comm ms", "comp ms", "halo KB", "halo GB/s");
+    for (const auto& r : results)
+      std::printf("%-6s %-8s %-7s %5d %9.3f %9.3f %11.2f %11.2f %6.1f%% %9.3f %9.3f %9.1f %9.2f\n", to_string(r.cfg.kernel),
+                  to_string(r.cfg.dispatch), to_string(r.cfg.isa), r.cfg.nrhs, 1e3 * r.time_min, 1e3 * r.time_median, r.gflops,
+                  r.gflops_per_rank, r.percent_of_roofline, 1e3 * r.comm_s, 1e3 * r.compute_s, static_cast<double>(r.halo_bytes) / 1024.0, r.halo_GBs);
+    std::printf("# halo KB: sent per rank per call = 12 reals x face sites x 2 faces x split directions (x nrhs)\n");
+    for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
+  }
+
+  if (!o.json.empty()) {
+    nlohmann::json j;
+    j["meta"] = {{"lattice", o.dims}, {"local_lattice", grid.local().extents()}, {"grid", grid.grid()}, {"ranks", grid.size()},
+                 {"volume_per_parity", grid.global().half_volume()}, {"threads", omp_get_max_threads()}, {"threads_per_rank", omp_get_max_threads()},
+                 {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")}, {"simd", to_string(isa)},
+                 {"lanes", simd_lanes(isa, F)}, {"prec", prec}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
+                 {"git", bench::git_revision()}, {"date", bench::now_iso8601()}, {"host", bench::host_name()}, {"iters", o.iters},
+                 {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger}, {"comms_overlap", overlap},
+                 {"headline", "best call, each call timed to the slowest rank"}};
+    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", ceilings.fma_peak_GFLOPs.at(to_string(isa))},
+                     {"per", "rank"}, {"noisy", ceilings.noisy()}};
+    j["results"] = nlohmann::json::array();
+    for (const auto& r : results) {
+      nlohmann::json e = {{"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
+                          {"simd", to_string(r.cfg.isa)}, {"nrhs", r.cfg.nrhs}, {"lattice", o.dims}, {"local_lattice", grid.local().extents()},
+                          {"grid", grid.grid()}, {"ranks", grid.size()}, {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger},
+                          {"tile", r.cfg.tile}, {"gflops", r.gflops}, {"gflops_per_rank", r.gflops_per_rank}, {"rank_gflops", r.rank_gflops},
+                          {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_per_rank * grid.size()},
+                          {"percent_of_roofline", r.percent_of_roofline}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
+                          {"time_max_s", r.time_max}, {"times_s", r.times}, {"comm_s", r.comm_s}, {"compute_s", r.compute_s},
+                          {"wait_s", r.wait_s}, {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected},
+                          {"halo_GBs", r.halo_GBs}, {"comms_overlap", overlap}};
+      if (r.checked) e["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
+      j["results"].push_back(e);
+    }
+    j["skipped"] = skipped;
+    io::AtomicFileWriter out(o.json);
+    out.stream() << j.dump(2) << '\n';
+    out.commit();
+  }
+
+  int failures = 0;
+  for (const auto& r : results)
+    if (r.checked && !r.check_passed) {
+      std::fprintf(stderr, "dslash: check failed: %s over %s differs from the reference by %.3e (relative)\n", r.label.c_str(),
+                   mpi::grid_text(grid.grid()).c_str(), r.check_error);
+      ++failures;
+    }
+  if (o.check && failures == 0) std::fprintf(stderr, "check passed: %zu variant(s) agree with the reference\n", results.size());
+  status = failures == 0 ? 0 : 1;
+  }, grid.comm());
+  MPI_Bcast(&status, 1, MPI_INT, 0, grid.comm());  // only rank 0 checks: mpirun sees its verdict from every rank
+  return status;
+}
+
+}  // namespace
+
+int run_bench_mpi(const BenchOptions& o) { return o.prec == "single" ? run<float>(o) : run<double>(o); }
+
+}  // namespace dslash::cli
