@@ -7,6 +7,7 @@ packages=(
   cmake ninja-build g++ clang libomp-dev          # compilers; clang + libomp for the fuzz targets
   libxsimd-dev libcli11-dev nlohmann-json3-dev     # SIMD wrappers, command line, JSON
   libgtest-dev libbenchmark-dev                    # GoogleTest, Google Benchmark
+  libopenmpi-dev openmpi-bin                       # the MPI halo layer and its mpirun tests
   python3-numpy python3-matplotlib                 # comparison and plot scripts (/usr/bin/python3)
   git
 )

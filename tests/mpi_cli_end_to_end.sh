@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# dslash under mpirun as a user drives it: apply over 4 ranks writes the file one process writes
+# (to rounding: the boundary sites add their hops in another order), bench --check over a grid
+# passes and prints once, and bad grids fail on every rank with a clear error and no hang.
+set -euo pipefail
+dslash=$1
+mpirun=$2
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+"$dslash" gauge --lattice 8x4x8x8 --random --seed 11 --out U.nersc > /dev/null
+"$dslash" spinor --lattice 8x4x8x8 --seed 3 --nrhs 8 --out psi.npy > /dev/null
+"$dslash" apply --gauge U.nersc --in psi.npy --out one.npy --kernel naive --parity odd --dagger > /dev/null
+"$mpirun" -np 4 "$dslash" apply --gauge U.nersc --in psi.npy --out four.npy --kernel vnode --parity odd --dagger --mpi 2.1.1.2 > out.txt
+grep -q "grid 2.1.1.2 (4 ranks): global 8x4x8x8, local 4x4x8x4" out.txt || fail "apply did not report the grid: $(cat out.txt)"
+[ "$(wc -l < out.txt)" -eq 1 ] || fail "apply printed from more than one rank: $(cat out.txt)"
+"$mpirun" -np 2 "$dslash" apply --gauge U.nersc --in psi.npy --out two.npy --kernel mrhs --simd scalar --parity odd --dagger --mpi 1.1.2.1 \
+  --comms-overlap off > /dev/null
+"$dslash" apply --gauge U.nersc --in psi.npy --out ref.npy --parity odd --dagger > /dev/null
+# One process with --mpi 1.1.1.1 (MPI singleton) is the plain run.
+"$dslash" apply --gauge U.nersc --in psi.npy --out single.npy --kernel naive --parity odd --dagger --mpi 1.1.1.1 > /dev/null
+cmp -s one.npy single.npy || fail "--mpi 1.1.1.1 differs from the plain run"
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  /usr/bin/python3 - <<'PY'
+import numpy as np
+ref = np.load("ref.npy")
+for name in ("one", "four", "two"):
+    got = np.load(f"{name}.npy")
+    assert got.shape == ref.shape and got.dtype == ref.dtype, (name, got.shape, got.dtype)
+    err = np.abs(got - ref).max() / np.abs(ref).max()
+    assert err < 1e-12, f"{name}: relative error {err}"
+PY
+fi
+
+# bench over a grid: the reference check passes, one table, the MPI columns and JSON fields.
+"$mpirun" -np 4 "$dslash" bench --lattice 8x8x8x8 --mpi 1.2.1.2 --prec double --iters 2 --warmup 1 --check --json b.json > bench.txt 2> bench.err \
+  || fail "bench --check over MPI failed: $(cat bench.err)"
+grep -q "check passed: 9 variant(s)" bench.err || fail "bench --check: $(cat bench.err)"
+[ "$(grep -c '^kernel' bench.txt)" -eq 1 ] || fail "bench printed more than one table"
+grep -q "GF/s rank" bench.txt || fail "no per-rank rate column"
+for key in gflops_per_rank rank_gflops comm_s compute_s halo_bytes_per_rank halo_GBs local_lattice; do
+  grep -q "\"$key\"" b.json || fail "bench JSON lacks $key"
+done
+# Halo bytes per rank (naive, the first result): 12 reals x 8 bytes x 128 face sites (1024 local
+# sites / 4 / 2) x 2 faces x 2 split directions.
+grep -q '"halo_bytes_per_rank": 49152,' b.json || fail "halo bytes are not the projected half spinors: $(grep halo_bytes b.json | head -2)"
+
+# Errors: non-zero exit, the reason printed once (by rank 0), and no hang (ctest's timeout).
+expect_mpi_error() {
+  local np=$1 pattern=$2; shift 2
+  set +e
+  "$mpirun" -np "$np" "$dslash" "$@" > /dev/null 2> err.txt
+  local rc=$?
+  set -e
+  [ "$rc" -ne 0 ] || fail "'$*' on $np ranks succeeded"
+  [ "$(grep -c "$pattern" err.txt)" -eq 1 ] || fail "'$*' on $np ranks: expected '$pattern' once, got: $(cat err.txt)"
+}
+expect_mpi_error 2 "is a grid of 3 ranks, but 2 were started" bench --lattice 8x8x8x8 --mpi 1.1.1.3 --iters 1
+expect_mpi_error 4 "L2 (z) = 6 is not divisible by 4 ranks" bench --lattice 8x8x6x8 --mpi 1.1.4.1 --iters 1
+expect_mpi_error 4 "leaves a local extent of 1 in t" bench --lattice 8x8x8x4 --mpi 1.1.1.4 --iters 1
+expect_mpi_error 2 "local 8x8x8x2" bench --lattice 8x8x8x4 --mpi 1.1.1.2 --kernel vnode --simd emulated512 --iters 1
+expect_mpi_error 2 "say how they split the lattice with --mpi" bench --lattice 8x8x8x8 --iters 1
+expect_mpi_error 2 "expected four rank counts" bench --mpi 1.2 --iters 1
+expect_mpi_error 2 "missing.nersc" apply --gauge missing.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
+[ ! -e x.npy ] || fail "a failed apply left x.npy"
+echo "mpi cli end to end: ok"
