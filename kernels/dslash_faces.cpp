@@ -26,6 +26,12 @@ DslashFaces<Real>::DslashFaces(const DslashKernel<Real>& kernel, const GaugeFiel
     : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()), geom_(kernel.geometry()), u_(u),
       nrhs_(kernel.config().nrhs) {
   if (!(u.geometry() == geom_)) throw std::invalid_argument("DslashFaces: the gauge field is not on the kernel's lattice");
+  // vnode: the lanes are virtual nodes (in the site's base), one block per right-hand side; naive
+  // and mrhs: the lanes are right-hand sides.
+  const int W = layout_.lanes;
+  for (int r = 0; r < nrhs_; ++r)
+    rhs_offset_.push_back(layout_.folded ? strides_.offset(0, r, 0) * W : strides_.offset(0, r / W, 0) * W + r % W);
+  component_stride_ = strides_.component * W;
   const Subset in = kernel.in_subset(), out = kernel.out_subset();
   for (int mu = 0; mu < 4; ++mu) {
     if (!cfg_.halo[static_cast<std::size_t>(mu)]) continue;
@@ -66,18 +72,10 @@ std::vector<typename DslashFaces<Real>::FaceSite> DslashFaces<Real>::face(int mu
             xo[nu] = x[nu] % layout_.outer[nu];
           }
         const site_t so = outer_geom.site(xo);
-        sites.push_back({subset == Subset::Full ? so : Geometry::cb_index(so), lane, geom_.site(x)});
+        const index_t outer = subset == Subset::Full ? so : Geometry::cb_index(so);
+        sites.push_back({strides_.offset(outer, 0, 0) * layout_.lanes + lane, geom_.site(x)});
       }
   return sites;
-}
-
-template <class Real>
-index_t DslashFaces<Real>::offset(const FaceSite& f, int r, int c) const {
-  const int W = layout_.lanes;
-  // vnode: the lanes are virtual nodes, one block per right-hand side; naive and mrhs: the lanes
-  // are right-hand sides.
-  const int block = layout_.folded ? r : r / W, lane = layout_.folded ? f.lane : r % W;
-  return strides_.offset(f.outer, block, c) * W + lane;
 }
 
 template <class Real>
@@ -90,10 +88,12 @@ void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* 
   const Real* psi = in.data();
   parallel_for("dslash_face_project", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t i) {
     const FaceSite& f = sites[static_cast<std::size_t>(i)];
+    const ColourMatrix<Real> u = forward ? ColourMatrix<Real>{} : u_.link(f.site, mu);
     for (int r = 0; r < nrhs_; ++r) {
+      const Real* p = psi + f.base + rhs_offset_[static_cast<std::size_t>(r)];
       const auto load = [&](int spin, int c) {
-        const int k = 2 * (3 * spin + c);
-        return std::complex<Real>(psi[offset(f, r, k)], psi[offset(f, r, k + 1)]);
+        const index_t k = 2 * (3 * spin + c);
+        return std::complex<Real>(p[k * component_stride_], p[(k + 1) * component_stride_]);
       };
       std::complex<Real> h[2][3];
       for (int c = 0; c < 3; ++c) {
@@ -106,7 +106,7 @@ void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* 
           std::complex<Real> z = h[s][a];
           if (!forward) {  // U_mu(y)^dagger h: the receiver does not hold this link
             z = 0;
-            for (int b = 0; b < 3; ++b) z += std::conj(u_(f.site, mu, b, a)) * h[s][b];
+            for (int b = 0; b < 3; ++b) z += std::conj(u(b, a)) * h[s][b];
           }
           dst[2 * (3 * s + a)] = z.real();
           dst[2 * (3 * s + a) + 1] = z.imag();
@@ -125,6 +125,7 @@ void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<R
   Real* chi = out.data();
   parallel_for("dslash_face_complete", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t i) {
     const FaceSite& f = sites[static_cast<std::size_t>(i)];
+    const ColourMatrix<Real> u = forward ? u_.link(f.site, mu) : ColourMatrix<Real>{};
     for (int r = 0; r < nrhs_; ++r) {
       const Real* src = half + (i * nrhs_ + r) * kHalfSpinorReals;
       std::complex<Real> h[2][3];
@@ -135,15 +136,16 @@ void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<R
         for (int s = 0; s < 2; ++s)
           for (int a = 0; a < 3; ++a) {
             uh[s][a] = 0;
-            for (int b = 0; b < 3; ++b) uh[s][a] += u_(f.site, mu, a, b) * h[s][b];
+            for (int b = 0; b < 3; ++b) uh[s][a] += u(a, b) * h[s][b];
           }
         for (int s = 0; s < 2; ++s)
           for (int a = 0; a < 3; ++a) h[s][a] = uh[s][a];
       }
+      Real* o = chi + f.base + rhs_offset_[static_cast<std::size_t>(r)];
       const auto add = [&](int spin, int c, std::complex<Real> z) {
-        const int k = 2 * (3 * spin + c);
-        chi[offset(f, r, k)] += z.real();
-        chi[offset(f, r, k + 1)] += z.imag();
+        const index_t k = 2 * (3 * spin + c);
+        o[k * component_stride_] += z.real();
+        o[(k + 1) * component_stride_] += z.imag();
       };
       for (int c = 0; c < 3; ++c) {
         add(0, c, h[0][c]);

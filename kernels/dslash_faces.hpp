@@ -46,15 +46,14 @@ class DslashFaces {
 
  private:
   struct FaceSite {
-    index_t outer;  // outer storage index in the kernel's buffers
-    int lane;       // virtual-node lane (vnode), else 0
-    site_t site;    // lattice site in the domain, for its links
+    index_t base;  // offset of real 0 of right-hand side 0 in the kernel's spinor buffers
+    site_t site;   // lattice site in the domain, for its links
   };
   // [mu][hop]: the sites we send from (input parity) and the sites we complete (output parity).
   std::array<std::array<std::vector<FaceSite>, 2>, 4> send_, receive_;
   std::vector<FaceSite> face(int mu, int x_mu, Subset subset) const;
-  // Offset of real c (0..23) of right-hand side r at a face site.
-  index_t offset(const FaceSite& f, int r, int c) const;
+  std::vector<index_t> rhs_offset_;  // offset of right-hand side r from its site's base
+  index_t component_stride_;         // between reals c and c + 1 of one right-hand side
 
   DslashConfig cfg_;
   KernelLayout layout_;

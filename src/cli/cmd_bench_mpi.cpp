@@ -32,7 +32,8 @@ struct MpiResult {
   std::vector<double> times;  // per call, slowest rank
   double time_min = 0, time_median = 0, time_max = 0;
   double gflops = 0, gflops_per_rank = 0, gbytes_model = 0, roofline_per_rank = 0, percent_of_roofline = 0;
-  double comm_s = 0, compute_s = 0, wait_s = 0, halo_GBs = 0;
+  double comm_s = 0, compute_s = 0, halo_GBs = 0;
+  double project_s = 0, interior_s = 0, wait_s = 0, complete_s = 0;  // the phases of comm and compute
   std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
   std::vector<double> rank_gflops;  // each rank's own rate: local flops / its own best call
   bool checked = false, check_passed = false;
@@ -89,7 +90,10 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   const mpi::HaloTimes& t = d.times();
   r.comm_s = reduce_max(t.comm() / t.calls, grid.comm());
   r.compute_s = reduce_max(t.compute() / t.calls, grid.comm());
+  r.project_s = reduce_max(t.project / t.calls, grid.comm());
+  r.interior_s = reduce_max(t.interior / t.calls, grid.comm());
   r.wait_s = reduce_max(t.wait / t.calls, grid.comm());
+  r.complete_s = reduce_max(t.complete / t.calls, grid.comm());
 
   double halo_best = 1e30;
   for (int i = 0; i < std::max(3, o.iters); ++i) halo_best = std::min(halo_best, timed([&] { d.exchange(packed_in); }).second);
@@ -250,7 +254,7 @@ int run(const BenchOptions& o) {
                           {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_per_rank * grid.size()},
                           {"percent_of_roofline", r.percent_of_roofline}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
                           {"time_max_s", r.time_max}, {"times_s", r.times}, {"comm_s", r.comm_s}, {"compute_s", r.compute_s},
-                          {"wait_s", r.wait_s}, {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected},
+                          {"project_s", r.project_s}, {"interior_s", r.interior_s}, {"wait_s", r.wait_s}, {"complete_s", r.complete_s}, {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected},
                           {"halo_GBs", r.halo_GBs}, {"comms_overlap", overlap}};
       if (r.checked) e["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
       j["results"].push_back(e);
