@@ -45,7 +45,11 @@ struct DslashBody {
 
   explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {}
 
-  index_t output_sites() const { return x_extent * a.outer[1] * a.outer[2] * a.outer[3]; }
+  // Sites in the launch: outer t in [t_begin, t_end), all of x (or x/2), y, z; in index order they
+  // are the contiguous range [first_site, first_site + launch_sites).
+  index_t slab_sites() const { return x_extent * a.outer[1] * a.outer[2]; }
+  index_t first_site() const { return slab_sites() * a.t_begin; }
+  index_t launch_sites() const { return slab_sites() * (a.t_end - a.t_begin); }
 
   // Outer coordinates from the output index space (x or x/2, y, z, t).
   void coords(index_t xi, index_t y, index_t z, index_t t, index_t (&x)[4]) const {
@@ -158,6 +162,9 @@ struct DslashBody {
     index_t nb[8];
     bool wraps[8];
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = neighbour<H>(x, wraps[H])), ...); }(std::make_integer_sequence<int, 8>{});
+    // A site with a hop left to the halo is read back soon (DslashFaces::complete): keep it in cache.
+    bool boundary = false;
+    for (int h = 0; h < 8; ++h) boundary |= wraps[h] && a.halo[static_cast<std::size_t>(h / 2)];
     for (int b = 0; b < a.blocks; ++b) {
       C h[8][2][3];
       [&]<int... H>(std::integer_sequence<int, H...>) {
@@ -171,8 +178,15 @@ struct DslashBody {
           (accumulate<Dagger, H>(acc, h[H], links + H * kLinkReals, r), ...);
         }(std::make_integer_sequence<int, 8>{});
         for (int sp = 0; sp < 4; ++sp) {
-          simd::stream_store(o + 2 * (3 * sp + r) * a.component_stride * W, acc[sp].re);
-          simd::stream_store(o + (2 * (3 * sp + r) + 1) * a.component_stride * W, acc[sp].im);
+          Real* re = o + 2 * (3 * sp + r) * a.component_stride * W;
+          Real* im = re + a.component_stride * W;
+          if (boundary) {
+            acc[sp].re.store_aligned(re);
+            acc[sp].im.store_aligned(im);
+          } else {
+            simd::stream_store(re, acc[sp].re);
+            simd::stream_store(im, acc[sp].im);
+          }
         }
       }
     }
@@ -180,17 +194,17 @@ struct DslashBody {
 
   template <bool Dagger>
   void launch() const {
-    const index_t n = output_sites();
+    const index_t n = first_site() + launch_sites();
     switch (a.dispatch) {
       case Dispatch::Range:
-        parallel_for(a.label, RangePolicy<>(n), [this](index_t i) {
+        parallel_for(a.label, RangePolicy<>(first_site(), n), [this](index_t i) {
           index_t x[4];
           coords(i, x);
           site<Dagger>(i, x);
         });
         break;
       case Dispatch::MDRange:
-        parallel_for(a.label, MDRangePolicy<4>({0, 0, 0, 0}, {x_extent, a.outer[1], a.outer[2], a.outer[3]}, a.tile),
+        parallel_for(a.label, MDRangePolicy<4>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile),
                      [this](index_t xi, index_t y, index_t z, index_t t) {
                        index_t x[4];
                        coords(xi, y, z, t, x);
@@ -199,8 +213,9 @@ struct DslashBody {
         break;
       case Dispatch::Team: {
         const index_t chunk = a.sites_per_team > 0 ? a.sites_per_team : 4 * a.team_size;
-        parallel_for(a.label, TeamPolicy<>((n + chunk - 1) / chunk, a.team_size), [this, n, chunk](const TeamMember& m) {
-          const index_t base = m.league_rank() * chunk;
+        const index_t first = first_site();
+        parallel_for(a.label, TeamPolicy<>((launch_sites() + chunk - 1) / chunk, a.team_size), [this, first, n, chunk](const TeamMember& m) {
+          const index_t base = first + m.league_rank() * chunk;
           parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t i) {
             index_t x[4];
             coords(i, x);

@@ -183,13 +183,21 @@ void DslashKernel<Real>::unpack(const View<Real, 1>& packed, std::vector<SpinorF
 
 template <class Real>
 void DslashKernel<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out) const {
+  apply_slab(in, out, 0, outer_t());
+}
+
+template <class Real>
+void DslashKernel<Real>::apply_slab(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const {
   if (in.size() * sizeof(Real) != spinor_bytes() || out.size() * sizeof(Real) != spinor_bytes())
     throw std::invalid_argument(label_ + ": spinor buffers have the wrong size");
+  if (t_begin < 0 || t_begin > t_end || t_end > outer_t()) throw std::invalid_argument(label_ + ": t slab out of range");
   RunArgs<Real> args{};
   args.in = in.data();
   args.out = out.data();
   args.links = links_.data();
   for (std::size_t mu = 0; mu < 4; ++mu) args.outer[mu] = layout_.outer[mu];
+  args.t_begin = t_begin;
+  args.t_end = t_end;
   args.checkerboard = cfg_.out != Subset::Full;
   args.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
   args.blocks = layout_.blocks;

@@ -49,6 +49,10 @@ class DslashKernel {
   void unpack(const View<Real, 1>& packed, std::vector<SpinorField<Real>>& out) const;
 
   void apply(const View<Real, 1>& in, const View<Real, 1>& out) const;
+  // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
+  // the MPI layer computes the interior in slabs and lets messages progress between them.
+  void apply_slab(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const;
+  index_t outer_t() const { return layout_.outer[3]; }
   // Changes only the launch shape (tile, team size, sites per team): what a tuner varies.
   void set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack

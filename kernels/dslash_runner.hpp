@@ -14,6 +14,7 @@ struct RunArgs {
   Real* out;
   const Real* links;
   std::array<index_t, 4> outer;  // outer lattice extents
+  index_t t_begin, t_end;         // the slab of outer t this launch computes
   bool checkerboard;              // output is one parity of the outer lattice (else full)
   int out_parity;
   int blocks;

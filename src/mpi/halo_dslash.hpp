@@ -3,7 +3,8 @@
 // to a neighbouring rank exchanged as spin-projected half spinors (kernels/dslash_faces.hpp).
 // One apply, with comms/compute overlap:
 //   project faces -> post MPI_Irecv / MPI_Isend -> interior kernel (all sites, leaving the remote
-//   hops out) -> MPI_Waitall -> complete the boundary sites from the received half spinors
+//   hops out, in slabs of t with MPI_Testall between them) -> MPI_Waitall -> complete the boundary
+//   sites from the received half spinors
 // Without overlap the interior kernel waits until the halos have arrived.
 #include <cstdint>
 #include <vector>
@@ -49,6 +50,7 @@ class HaloDslash {
   void finish_exchange();
   void complete(const View<Real, 1>& out);
 
+  static constexpr index_t kProgressSlabs = 4;  // interior launches, with an MPI_Testall after each
   const ProcessGrid& grid_;
   DslashKernel<Real> kernel_;
   DslashFaces<Real> faces_;
