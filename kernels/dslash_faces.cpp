@@ -1,6 +1,8 @@
 #include "kernels/dslash_faces.hpp"
 
+#include <algorithm>
 #include <complex>
+#include <numeric>
 #include <stdexcept>
 
 #include "dslash/core.hpp"
@@ -42,7 +44,21 @@ DslashFaces<Real>::DslashFaces(const DslashKernel<Real>& kernel, const GaugeFiel
     send[static_cast<int>(Hop::Backward)] = face(mu, top, in);
     receive[static_cast<int>(Hop::Forward)] = face(mu, top, out);
     receive[static_cast<int>(Hop::Backward)] = face(mu, 0, out);
+    for (int h = 0; h < 2; ++h) {
+      send_order_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] = memory_order(send[static_cast<std::size_t>(h)]);
+      receive_order_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] = memory_order(receive[static_cast<std::size_t>(h)]);
+    }
   }
+}
+
+template <class Real>
+std::vector<index_t> DslashFaces<Real>::memory_order(const std::vector<FaceSite>& sites) {
+  std::vector<index_t> order(sites.size());
+  std::iota(order.begin(), order.end(), index_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) {
+    return sites[static_cast<std::size_t>(a)].base < sites[static_cast<std::size_t>(b)].base;
+  });
+  return order;
 }
 
 template <class Real>
@@ -85,8 +101,10 @@ void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* 
   const int S = projector_sign(forward, cfg_.dagger);
   const kernels::Projector P = kProjector[mu];
   const std::complex<Real> k0 = unit<Real>(S * P.k0), k1 = unit<Real>(S * P.k1);
+  const std::vector<index_t>& order = send_order_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
   const Real* psi = in.data();
-  parallel_for("dslash_face_project", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t i) {
+  parallel_for("dslash_face_project", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t visit) {
+    const index_t i = order[static_cast<std::size_t>(visit)];  // the site's place in the message
     const FaceSite& f = sites[static_cast<std::size_t>(i)];
     const ColourMatrix<Real> u = forward ? ColourMatrix<Real>{} : u_.link(f.site, mu);
     for (int r = 0; r < nrhs_; ++r) {
@@ -122,8 +140,10 @@ void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<R
   const int S = projector_sign(forward, cfg_.dagger);
   const kernels::Projector P = kProjector[mu];
   const std::complex<Real> k2 = unit<Real>(S * P.k2), k3 = unit<Real>(S * P.k3);
+  const std::vector<index_t>& order = receive_order_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
   Real* chi = out.data();
-  parallel_for("dslash_face_complete", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t i) {
+  parallel_for("dslash_face_complete", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t visit) {
+    const index_t i = order[static_cast<std::size_t>(visit)];
     const FaceSite& f = sites[static_cast<std::size_t>(i)];
     const ColourMatrix<Real> u = forward ? u_.link(f.site, mu) : ColourMatrix<Real>{};
     for (int r = 0; r < nrhs_; ++r) {

@@ -49,8 +49,12 @@ class DslashFaces {
     index_t base;  // offset of real 0 of right-hand side 0 in the kernel's spinor buffers
     site_t site;   // lattice site in the domain, for its links
   };
-  // [mu][hop]: the sites we send from (input parity) and the sites we complete (output parity).
+  // [mu][hop]: the sites we send from (input parity) and the sites we complete (output parity), in
+  // message order, and the order to visit them in: by memory address, so the lanes of one vnode
+  // vector are visited together and its cache lines are loaded once, not once per lane.
   std::array<std::array<std::vector<FaceSite>, 2>, 4> send_, receive_;
+  std::array<std::array<std::vector<index_t>, 2>, 4> send_order_, receive_order_;
+  static std::vector<index_t> memory_order(const std::vector<FaceSite>& sites);
   std::vector<FaceSite> face(int mu, int x_mu, Subset subset) const;
   std::vector<index_t> rhs_offset_;  // offset of right-hand side r from its site's base
   index_t component_stride_;         // between reals c and c + 1 of one right-hand side
