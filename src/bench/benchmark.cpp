@@ -148,12 +148,11 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
 
   for (int i = 0; i < settings_.warmup; ++i) apply_once();
   for (int i = 0; i < settings_.iters; ++i) r.times.push_back(apply_once());
-  std::vector<double> kept(r.times.size() > 1 ? r.times.begin() + 1 : r.times.begin(), r.times.end());
-  std::sort(kept.begin(), kept.end());
-  r.time_min = kept.front();
-  r.time_max = kept.back();
-  r.time_median = kept.size() % 2 ? kept[kept.size() / 2] : 0.5 * (kept[kept.size() / 2 - 1] + kept[kept.size() / 2]);
-  r.spread = (r.time_median - r.time_min) / r.time_min;
+  const TimeSummary summary = summarize_times(r.times);
+  r.time_min = summary.min;
+  r.time_median = summary.median;
+  r.time_max = summary.max;
+  r.spread = summary.spread;
 
   // Headline rates from the best time.
   const bool cb = r.cfg.out != Subset::Full;
@@ -164,7 +163,7 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
   r.gbytes_model = bytes.model * site_rhs / r.time_min / 1e9;
   const auto peak = ceilings_.fma_peak_GFLOPs.find(to_string(r.cfg.isa));
   r.fma_peak_gflops = peak != ceilings_.fma_peak_GFLOPs.end() ? peak->second : 0;
-  r.roofline_gflops = std::min(ceilings_.bandwidth_GBs * kFlopsPerSite / bytes.compulsory, r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30);
+  r.roofline_gflops = roofline_gflops(ceilings_.bandwidth_GBs, r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30, bytes.compulsory);
   r.percent_of_roofline = 100.0 * r.gflops / r.roofline_gflops;
 
   if (settings_.check) {

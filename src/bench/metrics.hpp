@@ -1,5 +1,9 @@
 #pragma once
-// FLOP and byte accounting (CONVENTIONS.md "FLOP and byte accounting").
+// FLOP and byte accounting (CONVENTIONS.md "FLOP and byte accounting"), and the summary of a run's
+// timed calls.
+#include <algorithm>
+#include <vector>
+
 namespace dslash::bench {
 
 inline constexpr double kFlopsPerSite = 1320;  // per output site per right-hand side
@@ -13,6 +17,27 @@ struct ByteModel {
 inline ByteModel bytes_per_site(bool checkerboard, int bytes_per_real, int rhs_sharing_links, int reals_per_link = 18) {
   const double F = bytes_per_real, G = reals_per_link, N = rhs_sharing_links;
   return {(8 * 24 + 8 * G / N + 24) * F, ((checkerboard ? 8 : 4) * G / N + 24 + 24) * F};
+}
+
+// roofline = min(bandwidth x 1320 / compulsory bytes, FMA peak), in GFLOP/s.
+inline double roofline_gflops(double bandwidth_GBs, double fma_peak_GFLOPs, double compulsory_bytes_per_site) {
+  return std::min(bandwidth_GBs * kFlopsPerSite / compulsory_bytes_per_site, fma_peak_GFLOPs);
+}
+
+// min, median and max of the timed calls, leaving out the first (it pays for cold caches and pages
+// when there is more than one); spread = (median - min) / min, above 0.1 the machine was noisy.
+struct TimeSummary {
+  double min = 0, median = 0, max = 0, spread = 0;
+};
+inline TimeSummary summarize_times(const std::vector<double>& times) {
+  std::vector<double> kept(times.size() > 1 ? times.begin() + 1 : times.begin(), times.end());
+  std::sort(kept.begin(), kept.end());
+  TimeSummary t;
+  t.min = kept.front();
+  t.max = kept.back();
+  t.median = kept.size() % 2 ? kept[kept.size() / 2] : 0.5 * (kept[kept.size() / 2 - 1] + kept[kept.size() / 2]);
+  t.spread = (t.median - t.min) / t.min;
+  return t;
 }
 
 }  // namespace dslash::bench

@@ -89,15 +89,8 @@ int run_bench(const BenchOptions& o) {
   const std::size_t total = kernels.size() * dispatches.size();
   for (const auto& k : kernels)
     for (const auto& disp : dispatches) {
-      const KernelFamily family = parse_kernel(k);
       bench::VariantRequest req;
-      req.cfg.kernel = family;
-      req.cfg.dispatch = parse_dispatch(disp);
-      req.cfg.isa = isa;
-      req.cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
-      req.cfg.dagger = o.dagger;
-      req.cfg.layout = parse_layout(o.layout);
-      req.cfg.nrhs = family == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, F)) : 1;
+      req.cfg = variant_config(o, k, disp, isa, F);
       req.cfg.tile = user_tile;
       req.cfg.team_size = user_team;
       req.tune_tile = req.cfg.dispatch == Dispatch::MDRange && o.tile == "auto";
@@ -162,14 +155,7 @@ int run_bench(const BenchOptions& o) {
     out.commit();
   }
 
-  int failures = 0;
-  for (const auto& r : results)
-    if (r.checked && !r.check_passed) {
-      std::fprintf(stderr, "dslash: check failed: %s differs from the reference by %.3e (relative)\n", r.label.c_str(), r.check_error);
-      ++failures;
-    }
-  if (o.check && failures == 0) std::fprintf(stderr, "check passed: %zu variant(s) agree with the reference\n", results.size());
-  return failures == 0 ? 0 : 1;
+  return report_checks(results, o.check);
 }
 
 }  // namespace

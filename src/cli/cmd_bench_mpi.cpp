@@ -104,11 +104,10 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
                                static_cast<std::uint64_t>(grid.local().volume() / grid.local().extent(mu) / (r.cfg.out == Subset::Full ? 1 : 2));
   r.halo_GBs = r.halo_bytes > 0 ? static_cast<double>(r.halo_bytes) / halo_best / 1e9 : 0;
 
-  std::vector<double> kept(r.times.size() > 1 ? r.times.begin() + 1 : r.times.begin(), r.times.end());
-  std::sort(kept.begin(), kept.end());
-  r.time_min = kept.front();
-  r.time_max = kept.back();
-  r.time_median = kept.size() % 2 ? kept[kept.size() / 2] : 0.5 * (kept[kept.size() / 2 - 1] + kept[kept.size() / 2]);
+  const bench::TimeSummary summary = bench::summarize_times(r.times);
+  r.time_min = summary.min;
+  r.time_median = summary.median;
+  r.time_max = summary.max;
 
   const bool cb = r.cfg.out != Subset::Full;
   const bench::ByteModel bytes = bench::bytes_per_site(cb, sizeof(Real), r.cfg.kernel == KernelFamily::Mrhs ? r.cfg.nrhs : 1);
@@ -118,7 +117,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   r.gbytes_model = bytes.model * local_site_rhs * grid.size() / r.time_min / 1e9;
   const auto peak = ceilings.fma_peak_GFLOPs.find(to_string(r.cfg.isa));
   const double fma = peak != ceilings.fma_peak_GFLOPs.end() ? peak->second : 1e30;
-  r.roofline_per_rank = std::min(ceilings.bandwidth_GBs * bench::kFlopsPerSite / bytes.compulsory, fma);
+  r.roofline_per_rank = bench::roofline_gflops(ceilings.bandwidth_GBs, fma, bytes.compulsory);
   r.percent_of_roofline = 100.0 * r.gflops_per_rank / r.roofline_per_rank;
   const double mine = bench::kFlopsPerSite * local_site_rhs / my_best / 1e9;
   r.rank_gflops.resize(static_cast<std::size_t>(grid.size()));
@@ -191,14 +190,7 @@ int run(const BenchOptions& o) {
   std::vector<std::string> skipped;
   for (const auto& k : kernels)
     for (const auto& disp : dispatches) {
-      DslashConfig cfg;
-      cfg.kernel = parse_kernel(k);
-      cfg.dispatch = parse_dispatch(disp);
-      cfg.isa = isa;
-      cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
-      cfg.dagger = o.dagger;
-      cfg.layout = parse_layout(o.layout);
-      cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, F)) : 1;
+      DslashConfig cfg = variant_config(o, k, disp, isa, F);
       if (cfg.dispatch == Dispatch::MDRange) cfg.tile = tile;
       if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
       if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, kernels.size() * dispatches.size(), k.c_str(), disp.c_str());
@@ -265,15 +257,7 @@ int run(const BenchOptions& o) {
     out.commit();
   }
 
-  int failures = 0;
-  for (const auto& r : results)
-    if (r.checked && !r.check_passed) {
-      std::fprintf(stderr, "dslash: check failed: %s over %s differs from the reference by %.3e (relative)\n", r.label.c_str(),
-                   mpi::grid_text(grid.grid()).c_str(), r.check_error);
-      ++failures;
-    }
-  if (o.check && failures == 0) std::fprintf(stderr, "check passed: %zu variant(s) agree with the reference\n", results.size());
-  status = failures == 0 ? 0 : 1;
+  status = report_checks(results, o.check, " over " + mpi::grid_text(grid.grid()));
   }, grid.comm());
   MPI_Bcast(&status, 1, MPI_INT, 0, grid.comm());  // only rank 0 checks: mpirun sees its verdict from every rank
   return status;
