@@ -106,29 +106,27 @@ void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* 
   parallel_for("dslash_face_project", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t visit) {
     const index_t i = order[static_cast<std::size_t>(visit)];  // the site's place in the message
     const FaceSite& f = sites[static_cast<std::size_t>(i)];
-    const ColourMatrix<Real> u = forward ? ColourMatrix<Real>{} : u_.link(f.site, mu);
+    // The receiver of a backward hop does not hold U_mu(y): send U_mu(y)^dagger h.
+    const ColourMatrix<Real> u_dagger = forward ? ColourMatrix<Real>{} : adjoint(u_.link(f.site, mu));
     for (int r = 0; r < nrhs_; ++r) {
       const Real* p = psi + f.base + rhs_offset_[static_cast<std::size_t>(r)];
       const auto load = [&](int spin, int c) {
         const index_t k = 2 * (3 * spin + c);
         return std::complex<Real>(p[k * component_stride_], p[(k + 1) * component_stride_]);
       };
-      std::complex<Real> h[2][3];
+      ColourVector<Real> h[2];
       for (int c = 0; c < 3; ++c) {
-        h[0][c] = load(0, c) + k0 * load(P.a0, c);
-        h[1][c] = load(1, c) + k1 * load(P.a1, c);
+        h[0][static_cast<std::size_t>(c)] = load(0, c) + k0 * load(P.a0, c);
+        h[1][static_cast<std::size_t>(c)] = load(1, c) + k1 * load(P.a1, c);
       }
       Real* dst = half + (i * nrhs_ + r) * kHalfSpinorReals;
-      for (int s = 0; s < 2; ++s)
+      for (int s = 0; s < 2; ++s) {
+        const ColourVector<Real> z = forward ? h[s] : u_dagger * h[s];
         for (int a = 0; a < 3; ++a) {
-          std::complex<Real> z = h[s][a];
-          if (!forward) {  // U_mu(y)^dagger h: the receiver does not hold this link
-            z = 0;
-            for (int b = 0; b < 3; ++b) z += std::conj(u(b, a)) * h[s][b];
-          }
-          dst[2 * (3 * s + a)] = z.real();
-          dst[2 * (3 * s + a) + 1] = z.imag();
+          dst[2 * (3 * s + a)] = z[static_cast<std::size_t>(a)].real();
+          dst[2 * (3 * s + a) + 1] = z[static_cast<std::size_t>(a)].imag();
         }
+      }
     }
   });
 }
@@ -148,18 +146,10 @@ void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<R
     const ColourMatrix<Real> u = forward ? u_.link(f.site, mu) : ColourMatrix<Real>{};
     for (int r = 0; r < nrhs_; ++r) {
       const Real* src = half + (i * nrhs_ + r) * kHalfSpinorReals;
-      std::complex<Real> h[2][3];
-      for (int s = 0; s < 2; ++s)
-        for (int a = 0; a < 3; ++a) h[s][a] = {src[2 * (3 * s + a)], src[2 * (3 * s + a) + 1]};
-      if (forward) {  // U_mu(x) h
-        std::complex<Real> uh[2][3];
-        for (int s = 0; s < 2; ++s)
-          for (int a = 0; a < 3; ++a) {
-            uh[s][a] = 0;
-            for (int b = 0; b < 3; ++b) uh[s][a] += u(a, b) * h[s][b];
-          }
-        for (int s = 0; s < 2; ++s)
-          for (int a = 0; a < 3; ++a) h[s][a] = uh[s][a];
+      ColourVector<Real> h[2];
+      for (int s = 0; s < 2; ++s) {
+        for (int a = 0; a < 3; ++a) h[s][static_cast<std::size_t>(a)] = {src[2 * (3 * s + a)], src[2 * (3 * s + a) + 1]};
+        if (forward) h[s] = u * h[s];  // U_mu(x) h: the sender left the link to us
       }
       Real* o = chi + f.base + rhs_offset_[static_cast<std::size_t>(r)];
       const auto add = [&](int spin, int c, std::complex<Real> z) {
@@ -168,10 +158,10 @@ void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<R
         o[(k + 1) * component_stride_] += z.imag();
       };
       for (int c = 0; c < 3; ++c) {
-        add(0, c, h[0][c]);
-        add(1, c, h[1][c]);
-        add(2, c, k2 * h[P.b2][c]);
-        add(3, c, k3 * h[P.b3][c]);
+        add(0, c, h[0][static_cast<std::size_t>(c)]);
+        add(1, c, h[1][static_cast<std::size_t>(c)]);
+        add(2, c, k2 * h[P.b2][static_cast<std::size_t>(c)]);
+        add(3, c, k3 * h[P.b3][static_cast<std::size_t>(c)]);
       }
     }
   });
