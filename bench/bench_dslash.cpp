@@ -9,6 +9,7 @@
 #include "bench/metrics.hpp"
 #include "dslash/core.hpp"
 #include "dslash/lattice/field_ops.hpp"
+#include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
 
 namespace dslash {
@@ -32,6 +33,45 @@ void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) 
   const auto bytes = bench::bytes_per_site(true, sizeof(Real), kernel == KernelFamily::Mrhs ? cfg.nrhs : 1);
   state.counters["FLOP/s"] = benchmark::Counter(bench::kFlopsPerSite * site_rhs, benchmark::Counter::kIsRate);
   state.counters["bytes/s(model)"] = benchmark::Counter(bytes.model * site_rhs, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+  state.SetLabel(d.label());
+}
+
+// The halo work of a domain split in `splits` directions: project every face into its message
+// buffer, then complete every boundary site from it (the faces wrapped onto their own domain, as
+// under MPI with one rank per direction). Counters: face sites (per right-hand side) per second,
+// and this work as a fraction of one interior apply, which is what it adds to an MPI call.
+template <class Real>
+void BM_Faces(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> splits) {
+  const int L = static_cast<int>(state.range(0));
+  const Geometry geom({L, L, L, L});
+  GaugeField<Real> u(geom);
+  fill_random_su3(u, 1);
+  DslashConfig cfg{.kernel = kernel, .isa = best_isa(), .halo = splits};
+  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
+  const DslashKernel<Real> d(u, cfg);
+  const DslashFaces<Real> faces(d, u);
+  std::vector<SpinorField<Real>> in;
+  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
+  const View<Real, 1> packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
+  d.pack(in, packed_in);
+  std::array<std::array<std::vector<Real>, 2>, 4> half;
+  double face_sites = 0;
+  for (int mu = 0; mu < 4; ++mu)
+    for (auto& h : half[static_cast<std::size_t>(mu)]) {
+      h.resize(faces.halo_reals(mu));
+      face_sites += static_cast<double>(faces.face_sites(mu)) * cfg.nrhs;
+    }
+  const double t0 = omp_get_wtime();
+  for (int k = 0; k < 5; ++k) d.apply(packed_in, packed_out);
+  const double interior = (omp_get_wtime() - t0) / 5;
+  for (auto _ : state) {
+    for (int mu = 0; mu < 4; ++mu)
+      for (Hop hop : {Hop::Forward, Hop::Backward}) faces.project(mu, hop, packed_in, half[static_cast<std::size_t>(mu)][static_cast<int>(hop)].data());
+    for (int mu = 0; mu < 4; ++mu)
+      for (Hop hop : {Hop::Forward, Hop::Backward}) faces.complete(mu, hop, half[static_cast<std::size_t>(mu)][static_cast<int>(hop)].data(), packed_out);
+  }
+  state.counters["face_sites/s"] = benchmark::Counter(face_sites * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+  state.counters["of_interior"] = benchmark::Counter(static_cast<double>(state.iterations()) * interior, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.SetLabel(d.label());
 }
 
@@ -116,6 +156,16 @@ void register_all() {
         auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_Dslash<float>, k, d)
                          : benchmark::RegisterBenchmark(name.c_str(), BM_Dslash<double>, k, d);
         b->Arg(8)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+      }
+  // t split (a 1.1.1.N grid) and all four split (2.2.2.2).
+  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
+    for (bool all : {false, true})
+      for (bool single : {true, false}) {
+        const std::array<bool, 4> splits{all, all, all, true};
+        const std::string name = std::string("faces/") + to_string(k) + (all ? "/xyzt/" : "/t/") + (single ? "single" : "double");
+        auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_Faces<float>, k, splits)
+                         : benchmark::RegisterBenchmark(name.c_str(), BM_Faces<double>, k, splits);
+        b->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
       }
   for (bool views : {true, false})
     benchmark::RegisterBenchmark(views ? "abstraction_cost/naive/view" : "abstraction_cost/naive/raw", BM_AbstractionCost, views)

@@ -2,7 +2,7 @@
 // The ISA header comes before the body so its permutes and stores are visible there.
 #include "simd/avx512.hpp"
 // keep this order
-#include "kernels/dslash_body.hpp"
+#include "kernels/runner_table.hpp"
 
 namespace dslash {
 

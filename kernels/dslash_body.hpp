@@ -1,5 +1,6 @@
 #pragma once
-// The one Dslash kernel body, included only by the per-ISA translation units (kernels/dslash_<isa>.cpp).
+// The one Dslash kernel body, included only through kernels/runner_table.hpp by the per-ISA
+// translation units (kernels/dslash_<isa>.cpp).
 // Vec is a SIMD batch (xsimd or our fallback); Folded says whether the lanes hold virtual nodes
 // (vnode: links vary per lane, neighbours across the fold are lane-permuted) or right-hand sides
 // (naive with W = 1, mrhs: links broadcast). Each hop: project to a half spinor, permute it if the
@@ -8,7 +9,6 @@
 
 #include "dslash/core.hpp"
 #include "kernels/dslash_runner.hpp"
-#include "kernels/machine_probe.hpp"
 #include "simd/complex.hpp"
 #include "simd/fence.hpp"
 #include "kernels/spin_projector.hpp"
@@ -32,6 +32,14 @@ inline Complex<V> add_unit(const Complex<V>& a, const Complex<V>& z) {
   else if constexpr (K == -1) return {a.re - z.re, a.im - z.im};
   else if constexpr (K == 2) return {a.re - z.im, a.im + z.re};
   else return {a.re + z.im, a.im - z.re};
+}
+
+// Complex component k (= 3*spin + colour) of the spinor whose component 0 is at p: (re, im) vectors
+// component_stride vectors apart.
+template <class Vec, class Real>
+inline Complex<Vec> load_component(const Real* p, int k, index_t component_stride) {
+  constexpr index_t W = static_cast<index_t>(Vec::size);
+  return {Vec::load_aligned(p + 2 * k * component_stride * W), Vec::load_aligned(p + (2 * k + 1) * component_stride * W)};
 }
 
 template <class Real, class Vec, bool Folded>
@@ -71,10 +79,7 @@ struct DslashBody {
     return a.checkerboard ? lex / 2 : lex;
   }
 
-  // Complex component k (= 3*spin + colour) of the spinor at p.
-  C load(const Real* p, int k) const {
-    return {Vec::load_aligned(p + 2 * k * a.component_stride * W), Vec::load_aligned(p + (2 * k + 1) * a.component_stride * W)};
-  }
+  C load(const Real* p, int k) const { return load_component<Vec>(p, k, a.component_stride); }
   static C link(const Real* lk, int ab) {
     if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W), Vec::load_aligned(lk + (2 * ab + 1) * W)};
     else return {Vec(lk[2 * ab]), Vec(lk[2 * ab + 1])};  // broadcast across the right-hand sides
@@ -237,48 +242,6 @@ void run_dslash(const RunArgs<Real>& args) {
   const DslashBody<Real, Vec, Folded> body(args);
   if (args.dagger) body.template launch<true>();
   else body.template launch<false>();
-}
-
-template <class Vec, int Level = 0>
-void probe_permute(int level, const typename Vec::value_type* in, typename Vec::value_type* out) {
-  if constexpr ((1 << Level) < static_cast<int>(Vec::size)) {
-    if (level == Level) return simd::permute<Level>(Vec::load_aligned(in)).store_aligned(out);
-    probe_permute<Vec, Level + 1>(level, in, out);
-  }
-}
-
-template <class Vec>
-void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typename Vec::value_type* b,
-                      const typename Vec::value_type* c, typename Vec::value_type* out) {
-  constexpr int W = static_cast<int>(Vec::size);
-  const auto load = [](const typename Vec::value_type* p) { return Complex<Vec>{Vec::load_aligned(p), Vec::load_aligned(p + W)}; };
-  const Complex<Vec> x = load(a), y = load(b), z = load(c);
-  Complex<Vec> r{};
-  switch (op) {
-    case SimdOp::Mul: r = simd::mul(x, y); break;
-    case SimdOp::MulAdd: r = simd::mul_add(x, y, z); break;
-    case SimdOp::ConjMulAdd: r = simd::conj_mul_add(x, y, z); break;
-    case SimdOp::TimesI: r = simd::times_i(x); break;
-    case SimdOp::TimesMinusI: r = simd::times_minus_i(x); break;
-    case SimdOp::StreamStore:
-      simd::stream_store(out, x.re);
-      simd::stream_store(out + W, x.im);
-      simd::store_fence();
-      return;
-  }
-  r.re.store_aligned(out);
-  r.im.store_aligned(out + W);
-}
-
-template <class Real, class Vec>
-RunnerTable<Real> runner_table(bool with_naive) {
-  RunnerTable<Real> t;
-  if (with_naive) t.naive = &run_dslash<Real, Vec, false>;
-  t.mrhs = &run_dslash<Real, Vec, false>;
-  t.vnode = &run_dslash<Real, Vec, true>;
-  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>};
-  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>};
-  return t;
 }
 
 }  // namespace dslash::kernels

@@ -1,170 +1,108 @@
 #include "kernels/dslash_faces.hpp"
 
-#include <algorithm>
-#include <complex>
-#include <numeric>
 #include <stdexcept>
+#include <string>
 
 #include "dslash/core.hpp"
-#include "kernels/spin_projector.hpp"
 
 namespace dslash {
 
-namespace {
-
-using kernels::kProjector;
-using kernels::projector_sign;
-
-// The unit k of kernels/spin_projector.hpp: 1, -1, 2 = +i, -2 = -i.
-template <class Real>
-std::complex<Real> unit(int k) {
-  return k == 1 ? std::complex<Real>(1, 0) : k == -1 ? std::complex<Real>(-1, 0) : k == 2 ? std::complex<Real>(0, 1) : std::complex<Real>(0, -1);
-}
-
-}  // namespace
-
 template <class Real>
 DslashFaces<Real>::DslashFaces(const DslashKernel<Real>& kernel, const GaugeField<Real>& u)
-    : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()), geom_(kernel.geometry()), u_(u),
+    : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()),
+      spinor_reals_(static_cast<std::size_t>(kernel.spinor_bytes() / sizeof(Real))), runner_(kernel.face_runner()),
       nrhs_(kernel.config().nrhs) {
-  if (!(u.geometry() == geom_)) throw std::invalid_argument("DslashFaces: the gauge field is not on the kernel's lattice");
-  // vnode: the lanes are virtual nodes (in the site's base), one block per right-hand side; naive
-  // and mrhs: the lanes are right-hand sides.
-  const int W = layout_.lanes;
-  for (int r = 0; r < nrhs_; ++r)
-    rhs_offset_.push_back(layout_.folded ? strides_.offset(0, r, 0) * W : strides_.offset(0, r / W, 0) * W + r % W);
-  component_stride_ = strides_.component * W;
+  if (!(u.geometry() == kernel.geometry())) throw std::invalid_argument("DslashFaces: the gauge field is not on the kernel's lattice");
   const Subset in = kernel.in_subset(), out = kernel.out_subset();
   for (int mu = 0; mu < 4; ++mu) {
-    if (!cfg_.halo[static_cast<std::size_t>(mu)]) continue;
-    const int top = geom_.extent(mu) - 1;
-    auto& send = send_[static_cast<std::size_t>(mu)];
-    auto& receive = receive_[static_cast<std::size_t>(mu)];
-    send[static_cast<int>(Hop::Forward)] = face(mu, 0, in);
-    send[static_cast<int>(Hop::Backward)] = face(mu, top, in);
-    receive[static_cast<int>(Hop::Forward)] = face(mu, top, out);
-    receive[static_cast<int>(Hop::Backward)] = face(mu, 0, out);
-    for (int h = 0; h < 2; ++h) {
-      send_order_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] = memory_order(send[static_cast<std::size_t>(h)]);
-      receive_order_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] = memory_order(receive[static_cast<std::size_t>(h)]);
-    }
+    const auto m = static_cast<std::size_t>(mu);
+    if (!cfg_.halo[m]) continue;
+    constexpr int fwd = static_cast<int>(Hop::Forward), bwd = static_cast<int>(Hop::Backward);
+    send_[m][fwd] = face(mu, false, in, u, FaceLink::None);
+    send_[m][bwd] = face(mu, true, in, u, FaceLink::UDagger);  // the receiver does not hold U_mu(y)
+    receive_[m][fwd] = face(mu, true, out, u, FaceLink::U);
+    receive_[m][bwd] = face(mu, false, out, u, FaceLink::None);
+    // Lanes of a face vector on the face: one right-hand side's site (naive, mrhs), all virtual
+    // nodes, or, in a folded direction, the W/2 of one node.
+    const index_t lanes = !layout_.folded ? 1 : layout_.lane_bit[m] >= 0 ? layout_.lanes / 2 : layout_.lanes;
+    face_sites_[m] = static_cast<index_t>(send_[m][fwd].vectors.size()) * lanes;
   }
 }
 
 template <class Real>
-std::vector<index_t> DslashFaces<Real>::memory_order(const std::vector<FaceSite>& sites) {
-  std::vector<index_t> order(sites.size());
-  std::iota(order.begin(), order.end(), index_t{0});
-  std::stable_sort(order.begin(), order.end(), [&](index_t a, index_t b) {
-    return sites[static_cast<std::size_t>(a)].base < sites[static_cast<std::size_t>(b)].base;
-  });
-  return order;
+typename DslashFaces<Real>::Face DslashFaces<Real>::face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const {
+  // The three other directions, slowest last, so the order is lexicographic with mu left out.
+  std::array<std::size_t, 3> other{};
+  for (std::size_t nu = 0, k = 0; nu < 4; ++nu)
+    if (static_cast<int>(nu) != mu) other[k++] = nu;
+  const Geometry outer_geom = layout_.outer_geometry();
+  Face f;
+  std::vector<Coord> coords;
+  Coord xo{};
+  xo[static_cast<std::size_t>(mu)] = upper ? layout_.outer[static_cast<std::size_t>(mu)] - 1 : 0;
+  for (xo[other[2]] = 0; xo[other[2]] < layout_.outer[other[2]]; ++xo[other[2]])
+    for (xo[other[1]] = 0; xo[other[1]] < layout_.outer[other[1]]; ++xo[other[1]])
+      for (xo[other[0]] = 0; xo[other[0]] < layout_.outer[other[0]]; ++xo[other[0]]) {
+        // Every lane of an outer site has its parity: the virtual nodes' extents are even.
+        if (subset != Subset::Full && Geometry::parity(xo) != static_cast<int>(subset)) continue;
+        const site_t so = outer_geom.site(xo);
+        f.vectors.push_back(strides_.offset(subset == Subset::Full ? so : Geometry::cb_index(so), 0, 0) * layout_.lanes);
+        coords.push_back(xo);
+      }
+  if (link == FaceLink::None) return f;
+  // As the kernel's links: 9 complex, each as W lanes of real then W of imaginary parts (vnode),
+  // or interleaved and broadcast by the kernel (naive, mrhs).
+  const int link_lanes = layout_.folded ? layout_.lanes : 1;
+  f.links = View<Real, 1>("dslash_face_links", coords.size() * 18 * static_cast<std::size_t>(link_lanes));
+  Real* L = f.links.data();
+  const Geometry& geom = u.geometry();
+  for (std::size_t i = 0; i < coords.size(); ++i)
+    for (int lane = 0; lane < link_lanes; ++lane) {
+      const ColourMatrix<Real> v = u.link(geom.site(layout_.global_coords(coords[i], lane)), mu);
+      const ColourMatrix<Real> w = link == FaceLink::UDagger ? adjoint(v) : v;
+      for (int ab = 0; ab < 9; ++ab) {
+        const std::size_t re = (i * 18 + 2 * static_cast<std::size_t>(ab)) * static_cast<std::size_t>(link_lanes) + static_cast<std::size_t>(lane);
+        L[re] = w(ab / 3, ab % 3).real();
+        L[re + static_cast<std::size_t>(link_lanes)] = w(ab / 3, ab % 3).imag();
+      }
+    }
+  return f;
 }
 
 template <class Real>
-std::vector<typename DslashFaces<Real>::FaceSite> DslashFaces<Real>::face(int mu, int x_mu, Subset subset) const {
-  // The three other directions, slowest last, so the order is lexicographic with mu left out.
-  std::array<int, 3> other{};
-  for (int nu = 0, k = 0; nu < 4; ++nu)
-    if (nu != mu) other[static_cast<std::size_t>(k++)] = nu;
-  const Geometry outer_geom = layout_.outer_geometry();
-  std::vector<FaceSite> sites;
-  Coord x{};
-  x[static_cast<std::size_t>(mu)] = x_mu;
-  const auto L = [&](int k) { return geom_.extent(other[static_cast<std::size_t>(k)]); };
-  for (int c = 0; c < L(2); ++c)
-    for (int b = 0; b < L(1); ++b)
-      for (int a = 0; a < L(0); ++a) {
-        x[static_cast<std::size_t>(other[0])] = a;
-        x[static_cast<std::size_t>(other[1])] = b;
-        x[static_cast<std::size_t>(other[2])] = c;
-        if (subset != Subset::Full && Geometry::parity(x) != static_cast<int>(subset)) continue;
-        // Invert KernelLayout::global_coords: outer coordinates and the virtual node's lane.
-        Coord xo = x;
-        int lane = 0;
-        for (std::size_t nu = 0; nu < 4; ++nu)
-          if (layout_.lane_bit[nu] >= 0) {
-            lane |= (x[nu] / layout_.outer[nu]) << layout_.lane_bit[nu];
-            xo[nu] = x[nu] % layout_.outer[nu];
-          }
-        const site_t so = outer_geom.site(xo);
-        const index_t outer = subset == Subset::Full ? so : Geometry::cb_index(so);
-        sites.push_back({strides_.offset(outer, 0, 0) * layout_.lanes + lane, geom_.site(x)});
-      }
-  return sites;
+FaceArgs<Real> DslashFaces<Real>::args(int mu, Hop hop, const Face& f, const View<Real, 1>& spinors) const {
+  if (spinors.size() != spinor_reals_) throw std::invalid_argument("DslashFaces: spinor buffer has the wrong size");
+  FaceArgs<Real> a{};
+  a.vectors = f.vectors.data();
+  a.count = static_cast<index_t>(f.vectors.size());
+  a.links = f.links.size() > 0 ? f.links.data() : nullptr;
+  a.blocks = layout_.blocks;
+  a.block_stride = strides_.block;
+  a.component_stride = strides_.component;
+  a.mu = mu;
+  a.forward = hop == Hop::Forward;
+  a.dagger = cfg_.dagger;
+  return a;
 }
 
 template <class Real>
 void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* half) const {
-  const std::vector<FaceSite>& sites = send_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
-  const bool forward = hop == Hop::Forward;
-  const int S = projector_sign(forward, cfg_.dagger);
-  const kernels::Projector P = kProjector[mu];
-  const std::complex<Real> k0 = unit<Real>(S * P.k0), k1 = unit<Real>(S * P.k1);
-  const std::vector<index_t>& order = send_order_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
-  const Real* psi = in.data();
-  parallel_for("dslash_face_project", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t visit) {
-    const index_t i = order[static_cast<std::size_t>(visit)];  // the site's place in the message
-    const FaceSite& f = sites[static_cast<std::size_t>(i)];
-    // The receiver of a backward hop does not hold U_mu(y): send U_mu(y)^dagger h.
-    const ColourMatrix<Real> u_dagger = forward ? ColourMatrix<Real>{} : adjoint(u_.link(f.site, mu));
-    for (int r = 0; r < nrhs_; ++r) {
-      const Real* p = psi + f.base + rhs_offset_[static_cast<std::size_t>(r)];
-      const auto load = [&](int spin, int c) {
-        const index_t k = 2 * (3 * spin + c);
-        return std::complex<Real>(p[k * component_stride_], p[(k + 1) * component_stride_]);
-      };
-      ColourVector<Real> h[2];
-      for (int c = 0; c < 3; ++c) {
-        h[0][static_cast<std::size_t>(c)] = load(0, c) + k0 * load(P.a0, c);
-        h[1][static_cast<std::size_t>(c)] = load(1, c) + k1 * load(P.a1, c);
-      }
-      Real* dst = half + (i * nrhs_ + r) * kHalfSpinorReals;
-      for (int s = 0; s < 2; ++s) {
-        const ColourVector<Real> z = forward ? h[s] : u_dagger * h[s];
-        for (int a = 0; a < 3; ++a) {
-          dst[2 * (3 * s + a)] = z[static_cast<std::size_t>(a)].real();
-          dst[2 * (3 * s + a) + 1] = z[static_cast<std::size_t>(a)].imag();
-        }
-      }
-    }
-  });
+  FaceArgs<Real> a = args(mu, hop, send_[static_cast<std::size_t>(mu)][static_cast<int>(hop)], in);
+  a.in = in.data();
+  a.message = half;
+  a.complete = false;
+  a.label = "dslash_face_project";
+  runner_(a);
 }
 
 template <class Real>
 void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<Real, 1>& out) const {
-  const std::vector<FaceSite>& sites = receive_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
-  const bool forward = hop == Hop::Forward;
-  const int S = projector_sign(forward, cfg_.dagger);
-  const kernels::Projector P = kProjector[mu];
-  const std::complex<Real> k2 = unit<Real>(S * P.k2), k3 = unit<Real>(S * P.k3);
-  const std::vector<index_t>& order = receive_order_[static_cast<std::size_t>(mu)][static_cast<int>(hop)];
-  Real* chi = out.data();
-  parallel_for("dslash_face_complete", RangePolicy<>(static_cast<index_t>(sites.size())), [&](index_t visit) {
-    const index_t i = order[static_cast<std::size_t>(visit)];
-    const FaceSite& f = sites[static_cast<std::size_t>(i)];
-    const ColourMatrix<Real> u = forward ? u_.link(f.site, mu) : ColourMatrix<Real>{};
-    for (int r = 0; r < nrhs_; ++r) {
-      const Real* src = half + (i * nrhs_ + r) * kHalfSpinorReals;
-      ColourVector<Real> h[2];
-      for (int s = 0; s < 2; ++s) {
-        for (int a = 0; a < 3; ++a) h[s][static_cast<std::size_t>(a)] = {src[2 * (3 * s + a)], src[2 * (3 * s + a) + 1]};
-        if (forward) h[s] = u * h[s];  // U_mu(x) h: the sender left the link to us
-      }
-      Real* o = chi + f.base + rhs_offset_[static_cast<std::size_t>(r)];
-      const auto add = [&](int spin, int c, std::complex<Real> z) {
-        const index_t k = 2 * (3 * spin + c);
-        o[k * component_stride_] += z.real();
-        o[(k + 1) * component_stride_] += z.imag();
-      };
-      for (int c = 0; c < 3; ++c) {
-        add(0, c, h[0][static_cast<std::size_t>(c)]);
-        add(1, c, h[1][static_cast<std::size_t>(c)]);
-        add(2, c, k2 * h[P.b2][static_cast<std::size_t>(c)]);
-        add(3, c, k3 * h[P.b3][static_cast<std::size_t>(c)]);
-      }
-    }
-  });
+  FaceArgs<Real> a = args(mu, hop, receive_[static_cast<std::size_t>(mu)][static_cast<int>(hop)], out);
+  a.out = out.data();
+  a.received = half;
+  a.complete = true;
+  a.label = "dslash_face_complete";
+  runner_(a);
 }
 
 template class DslashFaces<float>;

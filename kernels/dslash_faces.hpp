@@ -12,9 +12,11 @@
 //     domain below sends h = U_mu(y)^dagger P_bwd psi(y) for its upper face; we add R_bwd(h).
 //
 // A half spinor is 2 spins x 3 colours, 12 reals, in the kernel's precision: half the bytes of a
-// spinor. Buffer order: face sites (those of the field's parity, lexicographic in the three other
-// coordinates, so both sides of a face list the same sites in the same order), then right-hand
-// sides, then the 12 reals.
+// spinor. The work runs on the kernel's own SIMD vectors (kernels/face_body.hpp), so the message
+// is in the kernel's lane order: face vectors (lexicographic in the three other outer coordinates,
+// so both sides of a face list them in the same order), then right-hand-side blocks, then 6
+// complex numbers, each as the real then the imaginary parts of the vector's face lanes. Every
+// domain holds the same local lattice and kernel, so sender and receiver agree on it.
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -34,8 +36,9 @@ class DslashFaces {
   // u: the domain's gauge field, the one the kernel was built from.
   DslashFaces(const DslashKernel<Real>& kernel, const GaugeField<Real>& u);
 
-  index_t face_sites(int mu) const { return static_cast<index_t>(send_[static_cast<std::size_t>(mu)][0].size()); }
-  // Reals in one face's buffer: face sites x right-hand sides x 12.
+  // Lattice sites on one face of direction mu (0 where mu is not split).
+  index_t face_sites(int mu) const { return face_sites_[static_cast<std::size_t>(mu)]; }
+  // Reals in one face's message: face sites x right-hand sides x 12.
   std::size_t halo_reals(int mu) const { return static_cast<std::size_t>(face_sites(mu)) * nrhs_ * kHalfSpinorReals; }
 
   // The half spinors this domain sends for its neighbours' `hop` in direction mu, from the packed
@@ -45,25 +48,24 @@ class DslashFaces {
   void complete(int mu, Hop hop, const Real* half, const View<Real, 1>& out) const;
 
  private:
-  struct FaceSite {
-    index_t base;  // offset of real 0 of right-hand side 0 in the kernel's spinor buffers
-    site_t site;   // lattice site in the domain, for its links
+  // One side of a face: its vectors (offsets of their block 0 in the spinor buffers) in message
+  // order, and, where the hop needs one, a link per vector in the kernel's link layout.
+  struct Face {
+    std::vector<index_t> vectors;
+    View<Real, 1> links;
   };
-  // [mu][hop]: the sites we send from (input parity) and the sites we complete (output parity), in
-  // message order, and the order to visit them in: by memory address, so the lanes of one vnode
-  // vector are visited together and its cache lines are loaded once, not once per lane.
-  std::array<std::array<std::vector<FaceSite>, 2>, 4> send_, receive_;
-  std::array<std::array<std::vector<index_t>, 2>, 4> send_order_, receive_order_;
-  static std::vector<index_t> memory_order(const std::vector<FaceSite>& sites);
-  std::vector<FaceSite> face(int mu, int x_mu, Subset subset) const;
-  std::vector<index_t> rhs_offset_;  // offset of right-hand side r from its site's base
-  index_t component_stride_;         // between reals c and c + 1 of one right-hand side
+  enum class FaceLink { None, U, UDagger };
+  Face face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const;
+  FaceArgs<Real> args(int mu, Hop hop, const Face& f, const View<Real, 1>& spinors) const;
 
+  // [mu][hop]: the vectors we send from (input parity) and those we complete (output parity).
+  std::array<std::array<Face, 2>, 4> send_, receive_;
+  std::array<index_t, 4> face_sites_{};
   DslashConfig cfg_;
   KernelLayout layout_;
   KernelLayout::Strides strides_;
-  Geometry geom_;
-  GaugeField<Real> u_;
+  std::size_t spinor_reals_;
+  FaceRunner<Real> runner_;
   int nrhs_;
 };
 

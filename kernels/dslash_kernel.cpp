@@ -57,7 +57,8 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
 
   const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
   runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs : table.vnode;
-  if (runner_ == nullptr) throw std::invalid_argument(what + ": not built for this instruction set");
+  face_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_faces : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_faces : table.vnode_faces;
+  if (runner_ == nullptr || face_runner_ == nullptr) throw std::invalid_argument(what + ": not built for this instruction set");
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + to_string(cfg_.isa) + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (cfg_.layout == SpinorLayout::Left ? "_left" : "");
 

@@ -56,6 +56,8 @@ class DslashKernel {
   // Changes only the launch shape (tile, team size, sites per team): what a tuner varies.
   void set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack
+  // The face kernels of the same family and instruction set (kernels/dslash_faces.hpp).
+  FaceRunner<Real> face_runner() const { return face_runner_; }
 
  private:
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
@@ -67,6 +69,7 @@ class DslashKernel {
   KernelLayout layout_;
   View<Real, 1> links_;
   DslashRunner<Real> runner_ = nullptr;
+  FaceRunner<Real> face_runner_ = nullptr;
   std::string label_;
 };
 

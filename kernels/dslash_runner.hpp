@@ -33,6 +33,31 @@ struct RunArgs {
 template <class Real>
 using DslashRunner = void (*)(const RunArgs<Real>&);
 
+// One face launch of kernels/dslash_faces.hpp: the face's vectors (W lanes of the kernel's spinor
+// layout, all blocks) in message order, and what to do with them.
+//   project : psi -> h = P psi (backward hop: U^dagger h) -> the message
+//   complete: the message -> h (forward hop: U h) -> reconstructed and added to the output
+// The message: per face vector, per block, 6 complex numbers (2 spins x 3 colours) as (re, im) of
+// the vector's face lanes: all W, or W/2 in a direction folded into the lanes (one virtual node).
+template <class Real>
+struct FaceArgs {
+  const Real* in;          // project: the kernel's input spinors
+  Real* out;               // complete: the kernel's output spinors
+  Real* message;           // project: the message it writes
+  const Real* received;    // complete: the message it reads
+  const index_t* vectors;  // offset, in reals, of each face vector's block 0 in the spinor buffer
+  index_t count;
+  const Real* links;       // per face vector one link in the kernel's link layout, or null
+  int blocks;
+  index_t block_stride, component_stride;  // in vectors of W reals, as RunArgs
+  int mu;
+  bool forward, dagger, complete;
+  const char* label;
+};
+
+template <class Real>
+using FaceRunner = void (*)(const FaceArgs<Real>&);
+
 // The SIMD operations of one instruction set on plain arrays, so a baseline test can check them
 // lane by lane against scalar code. Complex operands are split: W real parts, then W imaginary.
 enum class SimdOp { Mul, MulAdd, ConjMulAdd, TimesI, TimesMinusI, StreamStore };
@@ -50,11 +75,12 @@ struct MachineProbe {
   double (*fma_peak)(index_t iterations) = nullptr;                                           // FLOP/s
 };
 
-// One runner per family for an instruction set (null where the family is not built for it), the
-// probe of its SIMD type, and its roofline ceilings.
+// One runner and one face runner per family for an instruction set (null where the family is not
+// built for it), the probe of its SIMD type, and its roofline ceilings.
 template <class Real>
 struct RunnerTable {
   DslashRunner<Real> naive = nullptr, mrhs = nullptr, vnode = nullptr;
+  FaceRunner<Real> naive_faces = nullptr, mrhs_faces = nullptr, vnode_faces = nullptr;
   SimdProbe<Real> probe;
   MachineProbe<Real> machine;
 };

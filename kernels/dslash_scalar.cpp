@@ -2,7 +2,7 @@
 // item, W = 1), mrhs and vnode at W = 1 (--simd scalar), and the emulated AVX-512 widths.
 #include "simd/fallback.hpp"
 // keep this order
-#include "kernels/dslash_body.hpp"
+#include "kernels/runner_table.hpp"
 
 namespace dslash {
 

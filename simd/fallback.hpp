@@ -23,6 +23,8 @@ struct FallbackBatch {
   void store_aligned(Real* p) const {
     for (int i = 0; i < W; ++i) p[i] = v[i];
   }
+  static FallbackBatch load_unaligned(const Real* p) { return load_aligned(p); }
+  void store_unaligned(Real* p) const { store_aligned(p); }
   Real get(int i) const { return v[static_cast<std::size_t>(i)]; }
 
 #define DSLASH_FALLBACK_OP(op)                                              \

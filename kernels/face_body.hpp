@@ -1,0 +1,138 @@
+#pragma once
+// The halo face kernels of kernels/dslash_faces.hpp on one instruction set, included only through
+// kernels/runner_table.hpp by the per-ISA translation units. One work item is one face vector: W
+// lanes of the kernel's spinor layout, all right-hand-side blocks (FaceArgs in dslash_runner.hpp).
+//
+// In a direction folded into the lanes, half the lanes of a face vector are on the face (those of
+// one virtual node) and the message carries only them, in lane order. Lane bit 0 folded, W = 8:
+//   project : lanes ABCD EFGH, node 0 on the face -> message ACEG
+//   complete: message ACEG, node 1 on the face    -> 0A0C 0E0G, added (node 0 gets + 0)
+#include "kernels/dslash_body.hpp"
+
+namespace dslash::kernels {
+
+template <class Real, class Vec, bool Folded>
+struct FaceBody {
+  static constexpr int W = static_cast<int>(Vec::size);
+  using C = Complex<Vec>;
+  using Body = DslashBody<Real, Vec, Folded>;
+
+  const FaceArgs<Real>& a;
+
+  // Direction Mu folded into the lanes: only one virtual node's lanes are on the face.
+  template <int Mu>
+  static constexpr bool kHalfLanes = Folded && lane_bit<W>(Mu) >= 0;
+  template <int Mu>
+  static constexpr int kMessageLanes = kHalfLanes<Mu> ? W / 2 : W;
+
+  // The face's virtual node: project forward sends our lower face (node 0) to the domain below,
+  // project backward our upper face (node 1); complete forward fills our upper face, backward our lower.
+  int face_node() const { return a.forward == a.complete ? 1 : 0; }
+
+  template <int Mu>
+  static void put(Real* dst, const Vec& v, int node) {
+    if constexpr (!kHalfLanes<Mu>) {
+      v.store_unaligned(dst);
+    } else {
+      alignas(64) Real lanes[W];
+      v.store_aligned(lanes);
+      for (int l = 0, k = 0; l < W; ++l)
+        if (((l >> lane_bit<W>(Mu)) & 1) == node) dst[k++] = lanes[l];
+    }
+  }
+  template <int Mu>
+  static Vec get(const Real* src, int node) {
+    if constexpr (!kHalfLanes<Mu>) {
+      return Vec::load_unaligned(src);
+    } else {
+      alignas(64) Real lanes[W];
+      for (int l = 0, k = 0; l < W; ++l) lanes[l] = ((l >> lane_bit<W>(Mu)) & 1) == node ? src[k++] : Real(0);
+      return Vec::load_aligned(lanes);
+    }
+  }
+
+  // Row r of U h for a link in the kernel's layout.
+  static C mat_vec_row(const Real* lk, const C (&h)[3], int r) {
+    return simd::mul_add(Body::link(lk, 3 * r + 2), h[2], simd::mul_add(Body::link(lk, 3 * r + 1), h[1], simd::mul(Body::link(lk, 3 * r), h[0])));
+  }
+
+  // Where component (spin s, colour r) of vector i, block b starts in the message: (re, im), kMessageLanes each.
+  template <int Mu>
+  index_t message_offset(index_t i, int b, int s, int r) const {
+    return ((i * a.blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
+  }
+
+  template <int Mu, int S>
+  void project(index_t i) const {
+    constexpr Projector P = kProjector[Mu];
+    constexpr int M = kMessageLanes<Mu>;
+    const int node = face_node();
+    const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
+    for (int b = 0; b < a.blocks; ++b) {
+      const Real* psi = a.in + a.vectors[i] + b * a.block_stride * W;
+      const auto load = [&](int k) { return load_component<Vec>(psi, k, a.component_stride); };
+      C h[2][3];
+      for (int c = 0; c < 3; ++c) {
+        h[0][c] = add_unit<S * P.k0>(load(c), load(3 * P.a0 + c));
+        h[1][c] = add_unit<S * P.k1>(load(3 + c), load(3 * P.a1 + c));
+      }
+      for (int s = 0; s < 2; ++s)
+        for (int r = 0; r < 3; ++r) {
+          const C z = lk ? mat_vec_row(lk, h[s], r) : h[s][r];
+          Real* dst = a.message + message_offset<Mu>(i, b, s, r);
+          put<Mu>(dst, z.re, node);
+          put<Mu>(dst + M, z.im, node);
+        }
+    }
+  }
+
+  template <int Mu, int S>
+  void complete(index_t i) const {
+    constexpr Projector P = kProjector[Mu];
+    constexpr int M = kMessageLanes<Mu>;
+    const int node = face_node();
+    const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
+    for (int b = 0; b < a.blocks; ++b) {
+      C h[2][3], uh[2][3];
+      for (int s = 0; s < 2; ++s)
+        for (int r = 0; r < 3; ++r) {
+          const Real* src = a.received + message_offset<Mu>(i, b, s, r);
+          h[s][r] = {get<Mu>(src, node), get<Mu>(src + M, node)};
+        }
+      for (int s = 0; s < 2; ++s)
+        for (int r = 0; r < 3; ++r) uh[s][r] = lk ? mat_vec_row(lk, h[s], r) : h[s][r];
+      Real* o = a.out + a.vectors[i] + b * a.block_stride * W;
+      const auto add = [&](int k, const C& z) {
+        Real* re = o + 2 * k * a.component_stride * W;
+        Real* im = re + a.component_stride * W;
+        (Vec::load_aligned(re) + z.re).store_aligned(re);
+        (Vec::load_aligned(im) + z.im).store_aligned(im);
+      };
+      const C zero{Vec(Real(0)), Vec(Real(0))};
+      for (int r = 0; r < 3; ++r) {
+        add(r, uh[0][r]);
+        add(3 + r, uh[1][r]);
+        add(6 + r, add_unit<S * P.k2>(zero, uh[P.b2][r]));
+        add(9 + r, add_unit<S * P.k3>(zero, uh[P.b3][r]));
+      }
+    }
+  }
+
+  template <int Mu, int S>
+  void launch() const {
+    if (a.complete) parallel_for(a.label, RangePolicy<>(a.count), [this](index_t i) { complete<Mu, S>(i); });
+    else parallel_for(a.label, RangePolicy<>(a.count), [this](index_t i) { project<Mu, S>(i); });
+  }
+};
+
+template <class Real, class Vec, bool Folded>
+void run_faces(const FaceArgs<Real>& args) {
+  const FaceBody<Real, Vec, Folded> body{args};
+  // Direction and projector sign are template parameters (the units of the projector are free).
+  const int key = 2 * args.mu + (projector_sign(args.forward, args.dagger) > 0 ? 1 : 0);
+  [&]<int... K>(std::integer_sequence<int, K...>) {
+    ((K == key ? body.template launch<K / 2, K % 2 == 1 ? 1 : -1>() : void()), ...);
+  }(std::make_integer_sequence<int, 8>{});
+}
+
+}  // namespace dslash::kernels
