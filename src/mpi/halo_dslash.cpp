@@ -105,7 +105,7 @@ void HaloDslash<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out, 
   if (overlap && !requests_.empty()) {
     // MPI moves messages only inside MPI calls (no progress thread): the interior goes in slabs of
     // t with a test between them, so the halos travel while the kernel runs.
-    const index_t T = kernel_.outer_t(), slabs = std::min<index_t>(kProgressSlabs, T);
+    const index_t T = kernel_.outer_t(), slabs = progress_slabs();
     for (index_t k = 0; k < slabs; ++k) {
       kernel_.apply_slab(in, out, T * k / slabs, T * (k + 1) / slabs);
       int done = 0;
@@ -118,6 +118,13 @@ void HaloDslash<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out, 
   if (overlap) finish_exchange();
   complete(out);
   ++times_.calls;
+}
+
+template <class Real>
+index_t HaloDslash<Real>::progress_slabs() const {
+  const KernelLayout& l = kernel_.layout();
+  const index_t work = kernel_.output_sites() / (l.folded ? l.lanes : 1) * l.blocks;  // vectors x blocks
+  return std::clamp<index_t>(work / kSlabWork, std::min(kMinSlabs, kernel_.outer_t()), kernel_.outer_t());
 }
 
 template <class Real>

@@ -50,7 +50,10 @@ class HaloDslash {
   void finish_exchange();
   void complete(const View<Real, 1>& out);
 
-  static constexpr index_t kProgressSlabs = 4;  // interior launches, with an MPI_Testall after each
+  // The interior goes in slabs of outer t with an MPI_Testall after each: at least kMinSlabs, and
+  // more for long calls (mrhs), about one per kSlabWork vectors x blocks of output.
+  static constexpr index_t kMinSlabs = 4, kSlabWork = 1024;
+  index_t progress_slabs() const;
   const ProcessGrid& grid_;
   DslashKernel<Real> kernel_;
   DslashFaces<Real> faces_;
