@@ -66,10 +66,7 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
   // Inputs: Gaussian spinors of the input parity, packed into every rotating set.
   std::vector<SpinorField<Real>> in;
   for (int k = 0; k < r.cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom_, d.in_subset(), "bench_in"), settings_.seed + 100 + static_cast<std::uint64_t>(k));
-  const std::uint64_t llc = last_level_cache_bytes();
-  const std::uint64_t pair = 2 * d.spinor_bytes();
-  if (llc > 0 && d.link_bytes() + pair <= llc)
-    r.rotating_sets = static_cast<int>(std::min<std::uint64_t>(16, (4 * llc + pair - 1) / pair));
+  r.rotating_sets = rotating_sets(last_level_cache_bytes(), d.link_bytes(), 2 * d.spinor_bytes());
   std::vector<View<Real, 1>> ins, outs;
   for (int k = 0; k < r.rotating_sets; ++k) {
     d.pack(in, ins.emplace_back(d.allocate_spinors("bench_in")));

@@ -2,6 +2,7 @@
 // FLOP and byte accounting (CONVENTIONS.md "FLOP and byte accounting"), and the summary of a run's
 // timed calls.
 #include <algorithm>
+#include <cstdint>
 #include <vector>
 
 namespace dslash::bench {
@@ -22,6 +23,14 @@ inline ByteModel bytes_per_site(bool checkerboard, int bytes_per_real, int rhs_s
 // roofline = min(bandwidth x 1320 / compulsory bytes, FMA peak), in GFLOP/s.
 inline double roofline_gflops(double bandwidth_GBs, double fma_peak_GFLOPs, double compulsory_bytes_per_site) {
   return std::min(bandwidth_GBs * kFlopsPerSite / compulsory_bytes_per_site, fma_peak_GFLOPs);
+}
+
+// Input/output sets to cycle through so that a working set that fits in the last-level cache does
+// not flatter the rate: enough sets to span 4x the cache (at most 16), else 1. llc: the cache this
+// process may count on (under MPI, its share of the node's); 0 = unknown.
+inline int rotating_sets(std::uint64_t llc, std::uint64_t link_bytes, std::uint64_t set_bytes) {
+  if (llc == 0 || link_bytes + set_bytes > llc) return 1;
+  return static_cast<int>(std::min<std::uint64_t>(16, (4 * llc + set_bytes - 1) / set_bytes));
 }
 
 // min, median and max of the timed calls, leaving out the first (it pays for cold caches and pages
