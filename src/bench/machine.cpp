@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "dslash/core.hpp"
+#include "git_revision.hpp"  // generated at build time: DSLASH_GIT_REVISION
 #include "kernels/dslash_kernel.hpp"
 
 namespace dslash::bench {
