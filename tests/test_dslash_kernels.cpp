@@ -147,8 +147,10 @@ TEST_P(DslashKernels, HaloFacesCompleteTheSplitDirections) {
         cfg.out = out;
         cfg.dagger = dagger;
         cfg.halo = splits[static_cast<int>(out)];
-        // Two blocks of right-hand sides on one parity: the messages interleave blocks per face vector.
+        // Two blocks of right-hand sides on one parity (the messages interleave blocks per face
+        // vector), and the component-major spinor layout on another.
         if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(cfg.isa, sizeof(Real)) * (out == Subset::Odd ? 2 : 1);
+        if (out == Subset::Full) cfg.layout = SpinorLayout::Left;
         const DslashKernel<Real> d(f.u, cfg);
         const DslashFaces<Real> faces(d, f.u);
         const View<Real, 1> in = d.allocate_spinors("in"), chi = d.allocate_spinors("out");
