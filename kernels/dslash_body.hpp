@@ -79,7 +79,6 @@ struct DslashBody {
     return a.checkerboard ? lex / 2 : lex;
   }
 
-  C load(const Real* p, int k) const { return load_component<Vec>(p, k, a.component_stride); }
   static C link(const Real* lk, int ab) {
     if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W), Vec::load_aligned(lk + (2 * ab + 1) * W)};
     else return {Vec(lk[2 * ab]), Vec(lk[2 * ab + 1])};  // broadcast across the right-hand sides
@@ -96,12 +95,8 @@ struct DslashBody {
   // `wraps`: the hop leaves the outer lattice (for a folded direction: it crosses the fold).
   template <bool Dagger, int H>
   void project(C (&h)[2][3], const Real* psi, bool wraps) const {
-    constexpr int Mu = H / 2, S = sign<Dagger, H>();
-    constexpr Projector P = kProjector[Mu];
-    for (int c = 0; c < 3; ++c) {
-      h[0][c] = add_unit<S * P.k0>(load(psi, c), load(psi, 3 * P.a0 + c));
-      h[1][c] = add_unit<S * P.k1>(load(psi, 3 + c), load(psi, 3 * P.a1 + c));
-    }
+    constexpr int Mu = H / 2;
+    spin_project<Mu, sign<Dagger, H>()>(h, psi, a.component_stride);
     if constexpr (Folded && lane_bit<W>(Mu) >= 0) {
       if (wraps)  // the neighbour lives in the other virtual node: swap lanes across this fold
         for (auto& hk : h)
@@ -127,18 +122,38 @@ struct DslashBody {
       for (C& z : hk) z = {z.re * keep, z.im * keep};
   }
 
-  // Phase 2: colour row r of hop H, U(r, :) h, reconstructed into the row's four spins.
-  template <bool Dagger, int H>
-  static void accumulate(C (&acc)[4], const C (&h)[2][3], const Real* lk, int r) {
-    constexpr int S = sign<Dagger, H>();
-    constexpr Projector P = kProjector[H / 2];
+  // The three pieces of a hop, shared with the halo face kernels (kernels/face_body.hpp).
+  // h = P psi for direction Mu and projector sign S: the two independent spin rows.
+  template <int Mu, int S>
+  static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
+    constexpr Projector P = kProjector[Mu];
+    const auto load = [&](int k) { return load_component<Vec>(psi, k, component_stride); };
+    for (int c = 0; c < 3; ++c) {
+      h[0][c] = add_unit<S * P.k0>(load(c), load(3 * P.a0 + c));
+      h[1][c] = add_unit<S * P.k1>(load(3 + c), load(3 * P.a1 + c));
+    }
+  }
+  // Colour row r of U times both spin rows: uh[k] = U(r, :) h[k].
+  static void mat_vec_row(const Real* lk, const C (&h)[2][3], int r, C (&uh)[2]) {
     const C u0 = link(lk, 3 * r), u1 = link(lk, 3 * r + 1), u2 = link(lk, 3 * r + 2);
-    C uh[2];
     for (int k = 0; k < 2; ++k) uh[k] = simd::mul_add(u2, h[k][2], simd::mul_add(u1, h[k][1], simd::mul(u0, h[k][0])));
+  }
+  // Colour row r of the four spins from the two projected rows: acc += (uh0, uh1, S k2 uh[b2], S k3 uh[b3]).
+  template <int Mu, int S>
+  static void reconstruct(C (&acc)[4], const C (&uh)[2]) {
+    constexpr Projector P = kProjector[Mu];
     acc[0] = acc[0] + uh[0];
     acc[1] = acc[1] + uh[1];
     acc[2] = add_unit<S * P.k2>(acc[2], uh[P.b2]);
     acc[3] = add_unit<S * P.k3>(acc[3], uh[P.b3]);
+  }
+
+  // Phase 2: colour row r of hop H, U(r, :) h, reconstructed into the row's four spins.
+  template <bool Dagger, int H>
+  static void accumulate(C (&acc)[4], const C (&h)[2][3], const Real* lk, int r) {
+    C uh[2];
+    mat_vec_row(lk, h, r, uh);
+    reconstruct<H / 2, sign<Dagger, H>()>(acc, uh);
   }
 
   // Storage index (in the input field) of the neighbour of x in hop H, and whether it wraps.

@@ -51,69 +51,61 @@ struct FaceBody {
     }
   }
 
-  // Row r of U h for a link in the kernel's layout.
-  static C mat_vec_row(const Real* lk, const C (&h)[3], int r) {
-    return simd::mul_add(Body::link(lk, 3 * r + 2), h[2], simd::mul_add(Body::link(lk, 3 * r + 1), h[1], simd::mul(Body::link(lk, 3 * r), h[0])));
-  }
-
   // Where component (spin s, colour r) of vector i, block b starts in the message: (re, im), kMessageLanes each.
   template <int Mu>
   index_t message_offset(index_t i, int b, int s, int r) const {
     return ((i * a.blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
   }
 
+  // Spin rows 0 and 1 of colour row r: U(r, :) h with the face's link, or h itself without one.
+  static void colour_row(const Real* lk, const C (&h)[2][3], int r, C (&uh)[2]) {
+    if (lk) Body::mat_vec_row(lk, h, r, uh);
+    else uh[0] = h[0][r], uh[1] = h[1][r];
+  }
+
   template <int Mu, int S>
   void project(index_t i) const {
-    constexpr Projector P = kProjector[Mu];
     constexpr int M = kMessageLanes<Mu>;
     const int node = face_node();
     const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
     for (int b = 0; b < a.blocks; ++b) {
-      const Real* psi = a.in + a.vectors[i] + b * a.block_stride * W;
-      const auto load = [&](int k) { return load_component<Vec>(psi, k, a.component_stride); };
       C h[2][3];
-      for (int c = 0; c < 3; ++c) {
-        h[0][c] = add_unit<S * P.k0>(load(c), load(3 * P.a0 + c));
-        h[1][c] = add_unit<S * P.k1>(load(3 + c), load(3 * P.a1 + c));
-      }
-      for (int s = 0; s < 2; ++s)
-        for (int r = 0; r < 3; ++r) {
-          const C z = lk ? mat_vec_row(lk, h[s], r) : h[s][r];
+      Body::template spin_project<Mu, S>(h, a.in + a.vectors[i] + b * a.block_stride * W, a.component_stride);
+      for (int r = 0; r < 3; ++r) {
+        C uh[2];
+        colour_row(lk, h, r, uh);
+        for (int s = 0; s < 2; ++s) {
           Real* dst = a.message + message_offset<Mu>(i, b, s, r);
-          put<Mu>(dst, z.re, node);
-          put<Mu>(dst + M, z.im, node);
+          put<Mu>(dst, uh[s].re, node);
+          put<Mu>(dst + M, uh[s].im, node);
         }
+      }
     }
   }
 
   template <int Mu, int S>
   void complete(index_t i) const {
-    constexpr Projector P = kProjector[Mu];
     constexpr int M = kMessageLanes<Mu>;
     const int node = face_node();
     const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
     for (int b = 0; b < a.blocks; ++b) {
-      C h[2][3], uh[2][3];
+      C h[2][3];
       for (int s = 0; s < 2; ++s)
         for (int r = 0; r < 3; ++r) {
           const Real* src = a.received + message_offset<Mu>(i, b, s, r);
           h[s][r] = {get<Mu>(src, node), get<Mu>(src + M, node)};
         }
-      for (int s = 0; s < 2; ++s)
-        for (int r = 0; r < 3; ++r) uh[s][r] = lk ? mat_vec_row(lk, h[s], r) : h[s][r];
       Real* o = a.out + a.vectors[i] + b * a.block_stride * W;
-      const auto add = [&](int k, const C& z) {
-        Real* re = o + 2 * k * a.component_stride * W;
-        Real* im = re + a.component_stride * W;
-        (Vec::load_aligned(re) + z.re).store_aligned(re);
-        (Vec::load_aligned(im) + z.im).store_aligned(im);
-      };
-      const C zero{Vec(Real(0)), Vec(Real(0))};
       for (int r = 0; r < 3; ++r) {
-        add(r, uh[0][r]);
-        add(3 + r, uh[1][r]);
-        add(6 + r, add_unit<S * P.k2>(zero, uh[P.b2][r]));
-        add(9 + r, add_unit<S * P.k3>(zero, uh[P.b3][r]));
+        C uh[2], acc[4];
+        colour_row(lk, h, r, uh);
+        for (int sp = 0; sp < 4; ++sp) acc[sp] = load_component<Vec>(o, 3 * sp + r, a.component_stride);
+        Body::template reconstruct<Mu, S>(acc, uh);
+        for (int sp = 0; sp < 4; ++sp) {
+          Real* re = o + 2 * (3 * sp + r) * a.component_stride * W;
+          acc[sp].re.store_aligned(re);
+          acc[sp].im.store_aligned(re + a.component_stride * W);
+        }
       }
     }
   }
