@@ -1,4 +1,5 @@
 #include "bench/benchmark.hpp"
+#include "bench/rotating_spinors.hpp"
 
 #include <omp.h>
 
@@ -67,16 +68,11 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
   std::vector<SpinorField<Real>> in;
   for (int k = 0; k < r.cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom_, d.in_subset(), "bench_in"), settings_.seed + 100 + static_cast<std::uint64_t>(k));
   r.rotating_sets = rotating_sets(last_level_cache_bytes(), d.link_bytes(), 2 * d.spinor_bytes());
-  std::vector<View<Real, 1>> ins, outs;
-  for (int k = 0; k < r.rotating_sets; ++k) {
-    d.pack(in, ins.emplace_back(d.allocate_spinors("bench_in")));
-    outs.push_back(d.allocate_spinors("bench_out"));
-  }
-  std::size_t next = 0;
+  RotatingSpinors<Real> sets(d, in, r.rotating_sets);
   const auto apply_once = [&] {
-    const std::size_t k = next++ % ins.size();
+    const std::size_t k = sets.advance();
     const auto start = std::chrono::steady_clock::now();
-    d.apply(ins[k], outs[k]);
+    d.apply(sets.in[k], sets.out[k]);
     return seconds_since(start);
   };
   const auto best_of = [&](int n) {
@@ -165,8 +161,8 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
 
   if (settings_.check) {
     std::vector<SpinorField<Real>> out;
-    if (std::getenv("DSLASH_BENCH_INJECT_FAULT")) outs[0].data()[0] += Real(1);  // test-only: --check must catch this
-    d.unpack(outs[0], out);
+    if (std::getenv("DSLASH_BENCH_INJECT_FAULT")) sets.out[0].data()[0] += Real(1);  // test-only: --check must catch this
+    d.unpack(sets.out[0], out);
     const GaugeField<double> ud = convert_precision<double>(u_);
     double worst = 0;
     for (int k = 0; k < r.cfg.nrhs; ++k) {

@@ -14,6 +14,7 @@
 
 #include "bench/machine.hpp"
 #include "bench/metrics.hpp"
+#include "bench/rotating_spinors.hpp"
 #include "cli/bench_options.hpp"
 #include "dslash/lattice/field_ops.hpp"
 #include "io/atomic_file.hpp"
@@ -84,15 +85,10 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   // sets; the ranks on a node share its last-level cache.
   r.rotating_sets = bench::rotating_sets(bench::last_level_cache_bytes() / static_cast<std::uint64_t>(ranks_per_node(grid.comm())),
                                          d.kernel().link_bytes(), 2 * d.kernel().spinor_bytes());
-  std::vector<View<Real, 1>> ins, outs;
-  for (int k = 0; k < r.rotating_sets; ++k) {
-    d.kernel().pack(in, ins.emplace_back(d.kernel().allocate_spinors("bench_in")));
-    outs.push_back(d.kernel().allocate_spinors("bench_out"));
-  }
-  std::size_t next = 0, last = 0;
+  bench::RotatingSpinors<Real> sets(d.kernel(), in, r.rotating_sets);
   const auto apply_next = [&] {
-    last = next++ % ins.size();
-    d.apply(ins[last], outs[last], o.mpi.overlapped());
+    const std::size_t k = sets.advance();
+    d.apply(sets.in[k], sets.out[k], o.mpi.overlapped());
   };
 
   const auto timed = [&](auto&& call) {
@@ -119,7 +115,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   r.complete_s = reduce_max(t.complete / t.calls, grid.comm());
 
   double halo_best = 1e30;
-  for (int i = 0; i < std::max(3, o.iters); ++i) halo_best = std::min(halo_best, timed([&] { d.exchange(ins[0]); }).second);
+  for (int i = 0; i < std::max(3, o.iters); ++i) halo_best = std::min(halo_best, timed([&] { d.exchange(sets.in[0]); }).second);
   r.halo_bytes = d.halo_bytes();
   for (int mu = 0; mu < 4; ++mu)
     if (grid.split(mu))  // 12 reals x face sites x 2 faces, per split direction
@@ -148,7 +144,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
 
   if (o.check) {  // the gathered result against the single-process reference, on rank 0
     std::vector<SpinorField<Real>> out;
-    d.kernel().unpack(outs[last], out);
+    d.kernel().unpack(sets.out[sets.last()], out);
     double worst = 0;
     for (int k = 0; k < r.cfg.nrhs; ++k) {
       const std::optional<SpinorField<Real>> got = mpi::gather(grid, out[static_cast<std::size_t>(k)]);

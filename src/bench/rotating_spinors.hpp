@@ -1,0 +1,30 @@
+#pragma once
+// Input/output spinor sets in a kernel's layout, all packed from the same fields and used in turn,
+// so that a working set that fits in the last-level cache does not flatter the rate
+// (bench::rotating_sets in metrics.hpp says how many). Shared by the single-process and MPI benches.
+#include <vector>
+
+#include "kernels/dslash_kernel.hpp"
+
+namespace dslash::bench {
+
+template <class Real>
+class RotatingSpinors {
+ public:
+  RotatingSpinors(const DslashKernel<Real>& d, const std::vector<SpinorField<Real>>& fields, int sets) {
+    for (int k = 0; k < sets; ++k) {
+      d.pack(fields, in.emplace_back(d.allocate_spinors("bench_in")));
+      out.push_back(d.allocate_spinors("bench_out"));
+    }
+  }
+  // The next set, in turn; last() is the one whose output the latest call wrote.
+  std::size_t advance() { return last_ = next_++ % in.size(); }
+  std::size_t last() const { return last_; }
+
+  std::vector<View<Real, 1>> in, out;
+
+ private:
+  std::size_t next_ = 0, last_ = 0;
+};
+
+}  // namespace dslash::bench
