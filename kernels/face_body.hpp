@@ -59,7 +59,7 @@ struct FaceBody {
 
   // Spin rows 0 and 1 of colour row r: U(r, :) h with the face's link, or h itself without one.
   static void colour_row(const Real* lk, const C (&h)[2][3], int r, C (&uh)[2]) {
-    if (lk) Body::mat_vec_row(lk, h, r, uh);
+    if (lk) Body::mat_vec_row(lk + r * Body::kRowReals, h, uh);
     else uh[0] = h[0][r], uh[1] = h[1][r];
   }
 

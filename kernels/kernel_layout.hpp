@@ -6,9 +6,12 @@
 //   naive : W = 1, blocks = 1           -> exactly SpinorField's interleaved complex layout
 //   mrhs  : W lanes = W right-hand sides, blocks = nrhs / W
 //   vnode : W lanes = W virtual nodes: the lattice folded in two along log2(W) directions
-// Links, per output site, 8 hops (forward U_mu(x), backward U_mu(x-mu)^dagger, mu = x, y, z, t):
-//   not folded: 9 complex (interleaved), broadcast across lanes by the kernel
-//   folded    : 9 complex as (re vector, im vector), one lane per virtual node
+// Links, per output site, 8 hops H = 2 mu + backward (forward U_mu(x), backward U_mu(x-mu)^dagger),
+// in the order the kernel's three colour-row passes read them, so each pass streams one stretch:
+//   offset of U_H(r, c) = ((site*3 + r)*8 + H)*3 + c complex numbers, each
+//   not folded: (re, im) interleaved, broadcast across lanes by the kernel
+//   folded    : (re vector, im vector), one lane per virtual node
+// Halo face links (kernels/dslash_faces.hpp) are one link per face site, U(r, c) at r*3 + c.
 #include <array>
 #include <string>
 
