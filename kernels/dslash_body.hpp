@@ -95,9 +95,10 @@ struct DslashBody {
   // crosses the fold. Kept in a small L1 buffer so phase 2 needs few registers.
   // `wraps`: the hop leaves the outer lattice (for a folded direction: it crosses the fold).
   template <bool Dagger, int H>
-  [[gnu::always_inline]] void project(C (&h)[2][3], const Real* psi, bool wraps) const {
+  void project(C (&h)[2][3], const Real* psi, bool wraps) const {
     constexpr int Mu = H / 2;
-    spin_project<Mu, sign<Dagger, H>()>(h, psi, a.component_stride);
+    if constexpr (Folded) spin_project_inline<Mu, sign<Dagger, H>()>(h, psi, a.component_stride);
+    else spin_project<Mu, sign<Dagger, H>()>(h, psi, a.component_stride);
     if constexpr (Folded && lane_bit<W>(Mu) >= 0) {
       if (wraps)  // the neighbour lives in the other virtual node: swap lanes across this fold
         for (auto& hk : h)
@@ -123,12 +124,17 @@ struct DslashBody {
       for (C& z : hk) z = {z.re * keep, z.im * keep};
   }
 
-  // The three pieces of a hop, shared with the halo face kernels (kernels/face_body.hpp). Forced
-  // inline: with two callers GCC outlines spin_project and copies every h through the stack, which
-  // cost about 10% of the cache-resident rate.
+  // The three pieces of a hop, shared with the halo face kernels (kernels/face_body.hpp).
   // h = P psi for direction Mu and projector sign S: the two independent spin rows.
   template <int Mu, int S>
-  [[gnu::always_inline]] static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
+  static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
+    spin_project_inline<Mu, S>(h, psi, component_stride);
+  }
+  // The same, always inlined. With two callers GCC outlines spin_project and copies every h through
+  // the stack; vnode's site loop calls this one (AVX2: +10% in cache, +20% at 32^4). mrhs keeps
+  // GCC's choice, which measured faster for it on AVX-512.
+  template <int Mu, int S>
+  [[gnu::always_inline]] static void spin_project_inline(C (&h)[2][3], const Real* psi, index_t component_stride) {
     constexpr Projector P = kProjector[Mu];
     const auto load = [&](int k) { return load_component<Vec>(psi, k, component_stride); };
     for (int c = 0; c < 3; ++c) {
@@ -137,13 +143,13 @@ struct DslashBody {
     }
   }
   // One colour row of U (3 complex at `row`) times both spin rows: uh[k] = U(r, :) h[k].
-  [[gnu::always_inline]] static void mat_vec_row(const Real* row, const C (&h)[2][3], C (&uh)[2]) {
+  static void mat_vec_row(const Real* row, const C (&h)[2][3], C (&uh)[2]) {
     const C u0 = link(row, 0), u1 = link(row, 1), u2 = link(row, 2);
     for (int k = 0; k < 2; ++k) uh[k] = simd::mul_add(u2, h[k][2], simd::mul_add(u1, h[k][1], simd::mul(u0, h[k][0])));
   }
   // Colour row r of the four spins from the two projected rows: acc += (uh0, uh1, S k2 uh[b2], S k3 uh[b3]).
   template <int Mu, int S>
-  [[gnu::always_inline]] static void reconstruct(C (&acc)[4], const C (&uh)[2]) {
+  static void reconstruct(C (&acc)[4], const C (&uh)[2]) {
     constexpr Projector P = kProjector[Mu];
     acc[0] = acc[0] + uh[0];
     acc[1] = acc[1] + uh[1];
