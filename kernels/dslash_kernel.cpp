@@ -62,8 +62,8 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + to_string(cfg_.isa) + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (cfg_.layout == SpinorLayout::Left ? "_left" : "");
 
-  // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane; stored by
-  // colour row first (kernels/kernel_layout.hpp), the order in which the kernel reads them.
+  // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane, in the
+  // row order of kernels/kernel_layout.hpp.
   const int W = layout_.lanes;
   const int link_lanes = layout_.folded ? W : 1;
   const index_t outer_sites = output_sites() / (layout_.folded ? W : 1);
@@ -78,7 +78,7 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
       for (int dir = 0; dir < 2; ++dir)
         for (int ab = 0; ab < 9; ++ab) {
           const std::complex<Real> z = hop_link[dir](ab / 3, ab % 3);
-          const index_t base = (((o * 3 + ab / 3) * 8 + 2 * mu + dir) * 3 + ab % 3) * 2;
+          const index_t base = ((o * 24 + link_row(layout_.folded, 2 * mu + dir, ab / 3)) * 3 + ab % 3) * 2;
           L[(base + 0) * link_lanes + (layout_.folded ? lane : 0)] = z.real();
           L[(base + 1) * link_lanes + (layout_.folded ? lane : 0)] = z.imag();
         }
