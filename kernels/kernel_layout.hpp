@@ -22,8 +22,8 @@ namespace dslash {
 
 // Row r of hop H's link among a site's 24 link rows. Folded (vnode, 4.6 KiB of links per AVX2 site):
 // by row first, the order of the kernel's three row passes, so each pass streams one stretch (+15-20%
-// at 32^4 on AVX2). Not folded (576 B per site): link by link, which measured 15% faster for mrhs on
-// AVX-512 at 16 threads.
+// at 32^4 on AVX2). Not folded (576 B per site, nine cache lines): link by link, as before; row first
+// showed no gain for mrhs on AVX2.
 constexpr int link_row(bool folded, int hop, int r) { return folded ? 8 * r + hop : 3 * hop + r; }
 
 struct KernelLayout {
