@@ -126,8 +126,11 @@ struct DslashBody {
 
   // The three pieces of a hop, shared with the halo face kernels (kernels/face_body.hpp).
   // Inlining is fixed here, as measured, because GCC's own choice flips with small edits: an outlined
-  // projection copies every h through the stack (vnode AVX2: -20% at 32^4), while mrhs on AVX-512
-  // runs 15% faster with the colour mat-vec as one out-of-line call per row (see accumulate).
+  // projection copies every h through the stack (vnode AVX2: -20% at 32^4). The colour mat-vec is
+  // inlined too, except for broadcast links on 512-bit vectors (mrhs on AVX-512), which run 15% faster
+  // with one out-of-line call per row; on AVX2 that call costs mrhs 11-17% (the accumulators go
+  // through the stack around every call).
+  static constexpr bool kInlineMatVec = Folded || W * sizeof(Real) < 64;
   // h = P psi for direction Mu and projector sign S: the two independent spin rows.
   template <int Mu, int S>
   [[gnu::always_inline]] static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
@@ -158,7 +161,7 @@ struct DslashBody {
   template <bool Dagger, int H>
   static void accumulate(C (&acc)[4], const C (&h)[2][3], const Real* row) {
     C uh[2];
-    if constexpr (Folded) mat_vec_row(row, h, uh);
+    if constexpr (kInlineMatVec) mat_vec_row(row, h, uh);
     else mat_vec_row_call(row, h, uh);
     reconstruct<H / 2, sign<Dagger, H>()>(acc, uh);
   }
@@ -183,9 +186,13 @@ struct DslashBody {
   template <bool Dagger>
   void site(index_t i, const index_t (&x)[4]) const {
     const Real* links = a.links + i * 8 * kLinkReals;
-    // The links are most of the traffic and stream in site order: ask for a later site's now.
-    constexpr int kPrefetchSites = 2, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
-    for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(links + kPrefetchSites * 8 * kLinkReals + line * (64 / sizeof(Real)));
+    // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
+    // site's now (Intel AVX-512 device, 32^4: vnode 15% slower without). On AVX2 the hardware prefetcher
+    // follows them alone, and asking for 72 lines per vnode site only tied up the miss buffers (AMD
+    // Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
+    constexpr int kPrefetchSites = W * sizeof(Real) >= 64 ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
+    if constexpr (kPrefetchSites > 0)
+      for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(links + kPrefetchSites * 8 * kLinkReals + line * (64 / sizeof(Real)));
     index_t nb[8];
     bool wraps[8];
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = neighbour<H>(x, wraps[H])), ...); }(std::make_integer_sequence<int, 8>{});
