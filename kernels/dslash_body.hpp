@@ -128,8 +128,8 @@ struct DslashBody {
   // Inlining is fixed here, as measured, because GCC's own choice flips with small edits: an outlined
   // projection copies every h through the stack (vnode AVX2: -20% at 32^4). The colour mat-vec is
   // inlined too, except for broadcast links on 512-bit vectors (mrhs on AVX-512), which run 15% faster
-  // with one out-of-line call per row; on AVX2 that call costs mrhs 11-17% (the accumulators go
-  // through the stack around every call).
+  // with one out-of-line call per row; on AVX2 that call cost mrhs single 11-13% (the accumulators
+  // go through the stack around every call). Narrower vectors (naive, SSE) inline it as AVX2 does.
   static constexpr bool kInlineMatVec = Folded || W * sizeof(Real) < 64;
   // h = P psi for direction Mu and projector sign S: the two independent spin rows.
   template <int Mu, int S>
