@@ -48,6 +48,8 @@ struct DslashBody {
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kRowReals = 6 * (Folded ? W : 1);  // one colour row of one link: 3 complex
   static constexpr int kLinkReals = 3 * kRowReals;       // one link
+  // Link prefetch and mat-vec inlining were measured per vector width; see site and accumulate.
+  static constexpr bool kVector512 = W * sizeof(Real) >= 64;
   using C = Complex<Vec>;
 
   const RunArgs<Real>& a;
@@ -130,7 +132,7 @@ struct DslashBody {
   // inlined too, except for broadcast links on 512-bit vectors (mrhs on AVX-512), which run 15% faster
   // with one out-of-line call per row; on AVX2 that call cost mrhs single 11-13% (the accumulators
   // go through the stack around every call). Narrower vectors (naive, SSE) inline it as AVX2 does.
-  static constexpr bool kInlineMatVec = Folded || W * sizeof(Real) < 64;
+  static constexpr bool kInlineMatVec = Folded || !kVector512;
   // h = P psi for direction Mu and projector sign S: the two independent spin rows.
   template <int Mu, int S>
   [[gnu::always_inline]] static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
@@ -190,7 +192,7 @@ struct DslashBody {
     // site's now (Intel AVX-512 device, 32^4: vnode 15% slower without). On AVX2 the hardware prefetcher
     // follows them alone, and asking for 72 lines per vnode site only tied up the miss buffers (AMD
     // Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
-    constexpr int kPrefetchSites = W * sizeof(Real) >= 64 ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
+    constexpr int kPrefetchSites = kVector512 ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
     if constexpr (kPrefetchSites > 0)
       for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(links + kPrefetchSites * 8 * kLinkReals + line * (64 / sizeof(Real)));
     index_t nb[8];
