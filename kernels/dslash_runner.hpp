@@ -68,11 +68,13 @@ struct SimdProbe {
   void (*complex_op)(SimdOp op, const Real* a, const Real* b, const Real* c, Real* out) = nullptr;
 };
 
-// The roofline ceilings on one instruction set (kernels/machine_probe.hpp).
+// The roofline ceilings on one instruction set, and the Dslash body's own rate with its data in
+// cache (kernels/machine_probe.hpp).
 template <class Real>
 struct MachineProbe {
   double (*stream_triad)(Real* a, const Real* b, const Real* c, index_t n, Real s) = nullptr;  // seconds
   double (*fma_peak)(index_t iterations) = nullptr;                                           // FLOP/s
+  double (*mrhs_body)(int repeats) = nullptr, (*vnode_body)(int repeats) = nullptr;          // FLOP/s, one thread
 };
 
 // One runner and one face runner per family for an instruction set (null where the family is not

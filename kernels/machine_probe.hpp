@@ -6,6 +6,7 @@
 #include <chrono>
 
 #include "dslash/core.hpp"
+#include "kernels/dslash_body.hpp"
 #include "kernels/dslash_runner.hpp"
 #include "simd/fence.hpp"
 
@@ -48,6 +49,48 @@ double fma_peak(index_t iterations) {
   });
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return 2.0 * W * kChains * static_cast<double>(iterations) * threads / seconds;
+}
+
+// The Dslash body alone: one thread sweeps the 128 output sites of a 4^4 outer lattice (site-major
+// spinors, the fields in L2) again and again, with no parallel region or fence per sweep.
+// Returns FLOP/s, W lanes per site, from the best of `repeats` sweeps of 20 microseconds or more:
+// what the kernel's instructions can do with their data close by, even on a machine whose speed
+// comes and goes (a shared VM) between longer timings.
+template <class Real, class Vec, bool Folded>
+double body_flops(int repeats) {
+  constexpr int W = static_cast<int>(Vec::size);
+  using Body = DslashBody<Real, Vec, Folded, true>;
+  constexpr index_t kSites = 128;
+  View<Real, 1> in("body_in", kSites * 24 * W), out("body_out", kSites * 24 * W), links("body_links", kSites * 8 * Body::kLinkReals);
+  // Values in [0.1, 1): no zeros or denormals that would change the timing.
+  for (std::size_t k = 0; k < in.size(); ++k) in(k) = Real(0.1) + Real(0.9) * static_cast<Real>(k % 97) / Real(97);
+  for (std::size_t k = 0; k < links.size(); ++k) links(k) = Real(0.1) + Real(0.9) * static_cast<Real>(k % 89) / Real(89);
+  RunArgs<Real> a{};
+  a.in = in.data();
+  a.out = out.data();
+  a.links = links.data();
+  a.outer = {4, 4, 4, 4};
+  a.t_end = 4;
+  a.checkerboard = true;
+  a.blocks = 1;
+  a.site_stride = a.block_stride = 24;
+  a.component_stride = 1;
+  const Body body(a);
+  const int sweeps = static_cast<int>(20e-6 * 30e9 / (1320.0 * W * kSites)) + 1;  // 20 us at 30 GFLOP/s
+  double best = 1e30;
+  for (int r = 0; r < repeats + 1; ++r) {  // the first is a warm-up
+    const auto start = std::chrono::steady_clock::now();
+    for (int s = 0; s < sweeps; ++s)
+      for (index_t i = 0; i < kSites; ++i) {
+        index_t x[4];
+        body.coords(i, x);
+        body.template site<false>(i, x);
+      }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (r > 0 && seconds < best) best = seconds;
+  }
+  simd::store_fence();
+  return 1320.0 * W * kSites * sweeps / best;
 }
 
 }  // namespace dslash::kernels

@@ -49,7 +49,7 @@ RunnerTable<Real> runner_table(bool with_naive) {
   t.mrhs_faces = &run_faces<Real, Vec, false>;
   t.vnode_faces = &run_faces<Real, Vec, true>;
   t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>};
-  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>};
+  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, &body_flops<Real, Vec, true>};
   return t;
 }
 

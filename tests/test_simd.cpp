@@ -3,6 +3,7 @@
 // built for the baseline CPU, so it runs everywhere and skips what the CPU cannot run.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <complex>
 #include <vector>
 
@@ -67,7 +68,23 @@ class Simd : public ::testing::TestWithParam<Case> {
             << "op " << static_cast<int>(op) << " lane " << i;
     }
   }
+  // The in-cache body probe (bench_dslash's body/ suite) runs the mrhs and vnode bodies and reports
+  // a rate; the bodies' results are checked by test_dslash_kernels.
+  template <class Real>
+  void check_body_probe() {
+    const MachineProbe<Real> probe = machine_probe<Real>(GetParam().isa);
+    for (auto* body : {probe.mrhs_body, probe.vnode_body}) {
+      ASSERT_NE(body, nullptr);
+      const double flops = body(2);
+      EXPECT_TRUE(std::isfinite(flops) && flops > 0) << flops;
+    }
+  }
 };
+
+TEST_P(Simd, BodyProbeReportsARate) {
+  if (GetParam().single) check_body_probe<float>();
+  else check_body_probe<double>();
+}
 
 TEST_P(Simd, PermutesSwapLanesAcrossEachFold) {
   if (GetParam().single) check_permutes<float>();
