@@ -1,6 +1,7 @@
 #pragma once
 // The two roofline ceilings (CONVENTIONS.md), measured with the instruction set and the threads a
-// kernel uses. Included by the per-ISA translation units after the ISA header.
+// kernel uses, and the in-cache rate of the Dslash body alone. Included by the per-ISA translation
+// units after the ISA header.
 #include <omp.h>
 
 #include <chrono>
@@ -8,6 +9,7 @@
 #include "dslash/core.hpp"
 #include "kernels/dslash_body.hpp"
 #include "kernels/dslash_runner.hpp"
+#include "kernels/kernel_layout.hpp"
 #include "simd/fence.hpp"
 
 namespace dslash::kernels {
@@ -52,7 +54,8 @@ double fma_peak(index_t iterations) {
 }
 
 // The Dslash body alone: one thread sweeps the 128 output sites of a 4^4 outer lattice (site-major
-// spinors, the fields in L2) again and again, with no parallel region or fence per sweep.
+// spinors; the fields fit in L2, except vnode's links, which reach into L3) again and again, with no
+// parallel region or fence per sweep.
 // Returns FLOP/s, W lanes per site, from the best of `repeats` sweeps of 20 microseconds or more:
 // what the kernel's instructions can do with their data close by, even on a machine whose speed
 // comes and goes (a shared VM) between longer timings.
@@ -73,8 +76,10 @@ double body_flops(int repeats) {
   a.t_end = 4;
   a.checkerboard = true;
   a.blocks = 1;
-  a.site_stride = a.block_stride = 24;
-  a.component_stride = 1;
+  const KernelLayout::Strides st = KernelLayout{}.spinor_strides(false, kSites);  // one block, site-major
+  a.site_stride = st.site;
+  a.block_stride = st.block;
+  a.component_stride = st.component;
   const Body body(a);
   const int sweeps = static_cast<int>(20e-6 * 30e9 / (1320.0 * W * kSites)) + 1;  // 20 us at 30 GFLOP/s
   double best = 1e30;
