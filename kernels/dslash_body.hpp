@@ -3,8 +3,9 @@
 // translation units (kernels/dslash_<isa>.cpp).
 // Vec is a SIMD batch (xsimd or our fallback); Folded says whether the lanes hold virtual nodes
 // (vnode: links vary per lane, neighbours across the fold are lane-permuted) or right-hand sides
-// (naive with W = 1, mrhs: links broadcast). Each hop: project to a half spinor, permute it if the
-// hop crosses the fold, two colour mat-vecs, reconstruct into the accumulator.
+// (naive with W = 1, mrhs: links broadcast). Each hop, one spin row of the half spinor at a time:
+// project, permute it if the hop crosses the fold, the colour mat-vec, reconstruct into the
+// accumulator (a site's 12 output components, kept in L1).
 #include <utility>
 
 #include "dslash/core.hpp"
@@ -52,7 +53,7 @@ struct DslashBody {
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kRowReals = 6 * (Folded ? W : 1);  // one colour row of one link: 3 complex
   static constexpr int kLinkReals = 3 * kRowReals;       // one link
-  // Link prefetch and mat-vec inlining were measured per vector width; see site and accumulate.
+  // Link prefetch was measured per vector width; see site.
   static constexpr bool kVector512 = W * sizeof(Real) >= 64;
   using C = Complex<Vec>;
 
@@ -103,19 +104,21 @@ struct DslashBody {
     return projector_sign(H % 2 == 0, Dagger);
   }
 
-  // Phase 1 of a site: the neighbour's half spinor h = P psi(x +- mu), lane-permuted if the hop
-  // crosses the fold. Kept in a small L1 buffer so phase 2 needs few registers.
+  // Spin row K (0 or 1) of hop H from the neighbour's spinor psi, all the way into the accumulator:
+  // h = row K of P psi(x +- mu) (3 colours, in registers), lane-permuted if the hop crosses the fold;
+  // then for each colour row r, U(r, :) h added to the two output spins it feeds.
   // `wraps`: the hop leaves the outer lattice (for a folded direction: it crosses the fold).
-  template <bool Dagger, int H>
-  void project(C (&h)[2][3], const Real* psi, bool wraps) const {
-    constexpr int Mu = H / 2;
-    spin_project<Mu, sign<Dagger, H>()>(h, psi, component_stride());
+  template <bool Dagger, int H, int K>
+  [[gnu::always_inline]] void half_hop(C (&acc)[3][4], const Real* psi, bool wraps, const Real* links) const {
+    constexpr int Mu = H / 2, S = sign<Dagger, H>();
+    C h[3];
+    project_row<Mu, S, K>(h, psi, component_stride());
     if constexpr (Folded && lane_bit<W>(Mu) >= 0) {
       if (wraps)  // the neighbour lives in the other virtual node: swap lanes across this fold
-        for (auto& hk : h)
-          for (C& z : hk) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
+        for (C& z : h) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
     }
     if (wraps && a.halo[Mu]) drop_remote_lanes<H>(h);
+    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], row_times(links + link_row(Folded, H, r) * kRowReals, h));
   }
 
   // Direction Mu is split between domains: the lanes whose neighbour lies in another domain get
@@ -123,7 +126,7 @@ struct DslashBody {
   // Folded, the lane's virtual node (0 = lower half of the domain, 1 = upper) decides:
   //   forward hop, node 0 | node 1 -> node 1 | beyond: keep node 0, drop node 1 (and the mirror backward)
   template <int H>
-  static void drop_remote_lanes(C (&h)[2][3]) {
+  static void drop_remote_lanes(C (&h)[3]) {
     constexpr int Bit = lane_bit<W>(H / 2);
     Vec keep(Real(0));
     if constexpr (Folded && Bit >= 0) {
@@ -131,50 +134,48 @@ struct DslashBody {
       for (int l = 0; l < W; ++l) k[l] = ((l >> Bit) & 1) == (H % 2 == 0 ? 0 : 1) ? Real(1) : Real(0);
       keep = Vec::load_aligned(k);
     }
-    for (auto& hk : h)
-      for (C& z : hk) z = {z.re * keep, z.im * keep};
+    for (C& z : h) z = {z.re * keep, z.im * keep};
   }
 
-  // The three pieces of a hop, shared with the halo face kernels (kernels/face_body.hpp).
-  // Inlining is fixed here, as measured, because GCC's own choice flips with small edits: an outlined
-  // projection copies every h through the stack (vnode AVX2: -20% at 32^4). The colour mat-vec is
-  // inlined too, except for broadcast links on 512-bit vectors (mrhs on AVX-512), which run 15% faster
-  // with one out-of-line call per row; on AVX2 that call cost mrhs single 11-13% (the accumulators
-  // go through the stack around every call). Narrower vectors (naive, SSE) inline it as AVX2 does.
-  static constexpr bool kInlineMatVec = Folded || !kVector512;
-  // h = P psi for direction Mu and projector sign S: the two independent spin rows.
+  // The pieces of a hop, shared with the halo face kernels (kernels/face_body.hpp), which take both
+  // spin rows at once. Inlining is forced, as measured, because GCC's own choice flips with small
+  // edits: an outlined piece copies its operands through the stack (vnode AVX2: -20% at 32^4).
+  //
+  // Spin row K of h = P psi for direction Mu and projector sign S: h_K = p_K + S k p[a_K].
+  template <int Mu, int S, int K>
+  [[gnu::always_inline]] static void project_row(C (&h)[3], const Real* psi, index_t component_stride) {
+    constexpr Projector P = kProjector[Mu];
+    constexpr int A = K == 0 ? P.a0 : P.a1, Unit = K == 0 ? P.k0 : P.k1;
+    for (int c = 0; c < 3; ++c)
+      h[c] = add_unit<S * Unit>(load_component<Vec>(psi, 3 * K + c, component_stride), load_component<Vec>(psi, 3 * A + c, component_stride));
+  }
   template <int Mu, int S>
   [[gnu::always_inline]] static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
-    constexpr Projector P = kProjector[Mu];
-    const auto load = [&](int k) { return load_component<Vec>(psi, k, component_stride); };
-    for (int c = 0; c < 3; ++c) {
-      h[0][c] = add_unit<S * P.k0>(load(c), load(3 * P.a0 + c));
-      h[1][c] = add_unit<S * P.k1>(load(3 + c), load(3 * P.a1 + c));
-    }
+    project_row<Mu, S, 0>(h[0], psi, component_stride);
+    project_row<Mu, S, 1>(h[1], psi, component_stride);
   }
-  // One colour row of U (3 complex at `row`) times both spin rows: uh[k] = U(r, :) h[k].
+  // One colour row of U (3 complex at `row`) times one spin row h.
+  [[gnu::always_inline]] static C row_times(const Real* row, const C (&h)[3]) {
+    return simd::mul_add(link(row, 2), h[2], simd::mul_add(link(row, 1), h[1], simd::mul(link(row, 0), h[0])));
+  }
   [[gnu::always_inline]] static void mat_vec_row(const Real* row, const C (&h)[2][3], C (&uh)[2]) {
-    const C u0 = link(row, 0), u1 = link(row, 1), u2 = link(row, 2);
-    for (int k = 0; k < 2; ++k) uh[k] = simd::mul_add(u2, h[k][2], simd::mul_add(u1, h[k][1], simd::mul(u0, h[k][0])));
+    uh[0] = row_times(row, h[0]);
+    uh[1] = row_times(row, h[1]);
   }
-  [[gnu::noinline]] static void mat_vec_row_call(const Real* row, const C (&h)[2][3], C (&uh)[2]) { mat_vec_row(row, h, uh); }
-  // Colour row r of the four spins from the two projected rows: acc += (uh0, uh1, S k2 uh[b2], S k3 uh[b3]).
+  // Spin row K's share of one colour row of the four output spins: acc[K] += uh, and the lower spin
+  // that row K feeds (2 if b2 = K, else 3) gets S k uh.
+  template <int Mu, int S, int K>
+  [[gnu::always_inline]] static void reconstruct_row(C (&acc)[4], const C& uh) {
+    constexpr Projector P = kProjector[Mu];
+    constexpr int Lower = P.b2 == K ? 2 : 3, Unit = P.b2 == K ? P.k2 : P.k3;
+    acc[K] = acc[K] + uh;
+    acc[Lower] = add_unit<S * Unit>(acc[Lower], uh);
+  }
+  // Colour row r of the four spins from both projected rows: acc += (uh0, uh1, S k2 uh[b2], S k3 uh[b3]).
   template <int Mu, int S>
   static void reconstruct(C (&acc)[4], const C (&uh)[2]) {
-    constexpr Projector P = kProjector[Mu];
-    acc[0] = acc[0] + uh[0];
-    acc[1] = acc[1] + uh[1];
-    acc[2] = add_unit<S * P.k2>(acc[2], uh[P.b2]);
-    acc[3] = add_unit<S * P.k3>(acc[3], uh[P.b3]);
-  }
-
-  // Phase 2: colour row r of hop H, U(r, :) h, reconstructed into the row's four spins.
-  template <bool Dagger, int H>
-  static void accumulate(C (&acc)[4], const C (&h)[2][3], const Real* row) {
-    C uh[2];
-    if constexpr (kInlineMatVec) mat_vec_row(row, h, uh);
-    else mat_vec_row_call(row, h, uh);
-    reconstruct<H / 2, sign<Dagger, H>()>(acc, uh);
+    reconstruct_row<Mu, S, 0>(acc, uh[0]);
+    reconstruct_row<Mu, S, 1>(acc, uh[1]);
   }
 
   // Storage index (in the input field) of the neighbour of x in hop H, and whether it wraps.
@@ -211,29 +212,37 @@ struct DslashBody {
     bool boundary = false;
     for (int h = 0; h < 8; ++h) boundary |= wraps[h] && a.halo[static_cast<std::size_t>(h / 2)];
     for (int b = 0; b < a.blocks; ++b) {
-      C h[8][2][3];
-      [&]<int... H>(std::integer_sequence<int, H...>) {
-        (project<Dagger, H>(h[H], spinor(nb[H], b), wraps[H]), ...);
+      // Hop by hop, one spin row at a time: the row's half spinor and its mat-vec stay in registers,
+      // the 24-vector accumulator in L1. The former order (all eight hops projected into an L1 buffer,
+      // then three colour-row passes over it) ran the projection apart from the FMAs: the body/ probe
+      // of mrhs on AVX2 went 56.5 -> 63-64 (single), 28.2 -> 31.5 (double); vnode unchanged.
+      // The hops now read their neighbours one after another, so ask for all eight spinors up front,
+      // as the old projection phase did with its loads: out of cache the misses then overlap (Intel
+      // AVX-512 device, 32^4, one thread: mrhs 27 -> 34 single, 13 -> 18 double; 16 threads +8-13%).
+      if constexpr (SiteMajor) {
+        constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
+        for (int hop = 0; hop < 8; ++hop)
+          for (int line = 0; line < kSpinorLines; ++line) __builtin_prefetch(spinor(nb[hop], b) + line * (64 / sizeof(Real)));
+      }
+      C acc[3][4];
+      for (auto& row : acc)
+        for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
+      [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
+        ((half_hop<Dagger, H, 0>(acc, spinor(nb[H], b), wraps[H], links), half_hop<Dagger, H, 1>(acc, spinor(nb[H], b), wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
       Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
-      for (int r = 0; r < 3; ++r) {
-        C acc[4];
-        for (C& z : acc) z = {Vec(Real(0)), Vec(Real(0))};
-        [&]<int... H>(std::integer_sequence<int, H...>) {
-          (accumulate<Dagger, H>(acc, h[H], links + link_row(Folded, H, r) * kRowReals), ...);
-        }(std::make_integer_sequence<int, 8>{});
-        for (int sp = 0; sp < 4; ++sp) {
+      for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
+        for (int r = 0; r < 3; ++r) {
           Real* re = o + 2 * (3 * sp + r) * component_stride() * W;
           Real* im = re + component_stride() * W;
           if (boundary) {
-            acc[sp].re.store_aligned(re);
-            acc[sp].im.store_aligned(im);
+            acc[r][sp].re.store_aligned(re);
+            acc[r][sp].im.store_aligned(im);
           } else {
-            simd::stream_store(re, acc[sp].re);
-            simd::stream_store(im, acc[sp].im);
+            simd::stream_store(re, acc[r][sp].re);
+            simd::stream_store(im, acc[r][sp].im);
           }
         }
-      }
     }
   }
 

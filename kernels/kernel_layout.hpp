@@ -21,9 +21,10 @@
 namespace dslash {
 
 // Row r of hop H's link among a site's 24 link rows. Folded (vnode, 4.6 KiB of links per AVX2 site):
-// by row first, the order of the kernel's three row passes, so each pass streams one stretch (+15-20%
-// at 32^4 on AVX2). Not folded (576 B per site, nine cache lines): link by link, as before; row first
-// showed no gain for mrhs on AVX2.
+// by row first, chosen for the kernel's former three row passes (+15-20% at 32^4 on AVX2) and kept
+// for its hop-by-hop order, as link by link measured slower there (Intel AVX-512 device, 32^4,
+// 16 threads: vnode single 151-168 against 156-281 GFLOP/s). Not folded (576 B per site, nine cache
+// lines): link by link; row first showed no gain for mrhs on AVX2.
 constexpr int link_row(bool folded, int hop, int r) { return folded ? 8 * r + hop : 3 * hop + r; }
 
 struct KernelLayout {
