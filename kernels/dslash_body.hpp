@@ -216,12 +216,14 @@ struct DslashBody {
       // the 24-vector accumulator in L1. The former order (all eight hops projected into an L1 buffer,
       // then three colour-row passes over it) ran the projection apart from the FMAs: the body/ probe
       // of mrhs on AVX2 went 56.5 -> 63-64 (single), 28.2 -> 31.5 (double); vnode unchanged.
-      // The hops now read their neighbours one after another, so ask for all eight spinors up front,
-      // as the old projection phase did with its loads: out of cache the misses then overlap (Intel
-      // AVX-512 device, 32^4, one thread: mrhs 27 -> 34 single, 13 -> 18 double; 16 threads +8-13%).
+      // The hops now read their neighbours one after another, so ask for the far ones (z and t, whole
+      // planes away; x and y are a few sites away and in cache) up front, as the old projection phase
+      // did with its loads: out of cache their misses then overlap (Intel AVX-512 device, 32^4, one
+      // thread: mrhs 27 -> 34 single, 13 -> 16-18 double; 16 threads: within the noise). Asking for
+      // all eight cost the AVX2 body/ probe its whole gain (mrhs single 63 -> 56) for nothing more.
       if constexpr (SiteMajor) {
         constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
-        for (int hop = 0; hop < 8; ++hop)
+        for (int hop = 4; hop < 8; ++hop)
           for (int line = 0; line < kSpinorLines; ++line) __builtin_prefetch(spinor(nb[hop], b) + line * (64 / sizeof(Real)));
       }
       C acc[3][4];
