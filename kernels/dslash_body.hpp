@@ -195,16 +195,32 @@ struct DslashBody {
 
   const Real* spinor(index_t site, int b) const { return a.in + (site * a.site_stride + b * a.block_stride) * W; }
 
-  template <bool Dagger>
-  void site(index_t i, const index_t (&x)[4]) const {
-    const Real* links = a.links + i * 8 * kLinkReals;
-    // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
-    // site's now (Intel AVX-512 device, 32^4: vnode 15% slower without). On AVX2 the hardware prefetcher
-    // follows them alone, and asking for 72 lines per vnode site only tied up the miss buffers (AMD
-    // Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
+  // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
+  // site's now (Intel AVX-512 device, 32^4: vnode 15% slower without). On AVX2 the hardware prefetcher
+  // follows them alone, and asking for 72 lines per vnode site only tied up the miss buffers (AMD
+  // Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
+  [[gnu::always_inline]] static void prefetch_later_links(const Real* links) {
     constexpr int kPrefetchSites = kVector512 ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
     if constexpr (kPrefetchSites > 0)
       for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(links + kPrefetchSites * 8 * kLinkReals + line * (64 / sizeof(Real)));
+  }
+  // The hops read their neighbours one after another, so ask for the far ones (z and t, whole planes
+  // away; x and y are a few sites away and in cache) up front, as the old projection phase did with
+  // its loads: out of cache their misses then overlap (Intel AVX-512 device, 32^4, one thread: mrhs
+  // 27 -> 34 single, 13 -> 16-18 double; 16 threads: within the noise). Asking for all eight cost the
+  // AVX2 body/ probe its whole gain (mrhs single 63 -> 56) for nothing more.
+  [[gnu::always_inline]] static void prefetch_far_neighbours(const Real* const (&psi)[8]) {
+    if constexpr (SiteMajor) {
+      constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
+      for (int hop = 4; hop < 8; ++hop)
+        for (int line = 0; line < kSpinorLines; ++line) __builtin_prefetch(psi[hop] + line * (64 / sizeof(Real)));
+    }
+  }
+
+  template <bool Dagger>
+  void site(index_t i, const index_t (&x)[4]) const {
+    const Real* links = a.links + i * 8 * kLinkReals;
+    prefetch_later_links(links);
     index_t nb[8];
     bool wraps[8];
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = neighbour<H>(x, wraps[H])), ...); }(std::make_integer_sequence<int, 8>{});
@@ -216,23 +232,16 @@ struct DslashBody {
       // the 24-vector accumulator in L1. The former order (all eight hops projected into an L1 buffer,
       // then three colour-row passes over it) ran the projection apart from the FMAs: the body/ probe
       // of mrhs on AVX2 went 56.5 -> 63-64 (single), 28.2 -> 31.5 (double); vnode unchanged.
-      // The hops now read their neighbours one after another, so ask for the far ones (z and t, whole
-      // planes away; x and y are a few sites away and in cache) up front, as the old projection phase
-      // did with its loads: out of cache their misses then overlap (Intel AVX-512 device, 32^4, one
-      // thread: mrhs 27 -> 34 single, 13 -> 16-18 double; 16 threads: within the noise). Asking for
-      // all eight cost the AVX2 body/ probe its whole gain (mrhs single 63 -> 56) for nothing more.
-      if constexpr (SiteMajor) {
-        constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
-        for (int hop = 4; hop < 8; ++hop)
-          for (int line = 0; line < kSpinorLines; ++line) __builtin_prefetch(spinor(nb[hop], b) + line * (64 / sizeof(Real)));
-      }
+      const Real* psi[8];
+      for (int h = 0; h < 8; ++h) psi[h] = spinor(nb[h], b);
+      prefetch_far_neighbours(psi);
       C acc[3][4];
       for (auto& row : acc)
         for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
       // Forced inline: GCC outlined this lambda and kept two copies of the accumulator, one in its
       // caller's frame and one in its own (mrhs AVX2 body/ probe 57 against 68 inlined).
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
-        ((half_hop<Dagger, H, 0>(acc, spinor(nb[H], b), wraps[H], links), half_hop<Dagger, H, 1>(acc, spinor(nb[H], b), wraps[H], links)), ...);
+        ((half_hop<Dagger, H, 0>(acc, psi[H], wraps[H], links), half_hop<Dagger, H, 1>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
       Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
       for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
@@ -252,32 +261,38 @@ struct DslashBody {
 
   template <bool Dagger>
   void launch() const {
+    launch_sites([this](index_t i, const index_t (&x)[4]) { site<Dagger>(i, x); });
+  }
+
+  // Runs site_fn(i, x) over the launch's sites in the order of a.dispatch.
+  template <class SiteFn>
+  void launch_sites(const SiteFn& site_fn) const {
     const index_t n = first_site() + launch_sites();
     switch (a.dispatch) {
       case Dispatch::Range:
-        parallel_for(a.label, RangePolicy<>(first_site(), n), [this](index_t i) {
+        parallel_for(a.label, RangePolicy<>(first_site(), n), [&](index_t i) {
           index_t x[4];
           coords(i, x);
-          site<Dagger>(i, x);
+          site_fn(i, x);
         });
         break;
       case Dispatch::MDRange:
         parallel_for(a.label, MDRangePolicy<4>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile),
-                     [this](index_t xi, index_t y, index_t z, index_t t) {
+                     [&](index_t xi, index_t y, index_t z, index_t t) {
                        index_t x[4];
                        coords(xi, y, z, t, x);
-                       site<Dagger>(xi + x_extent * (y + a.outer[1] * (z + a.outer[2] * t)), x);
+                       site_fn(xi + x_extent * (y + a.outer[1] * (z + a.outer[2] * t)), x);
                      });
         break;
       case Dispatch::Team: {
         const index_t chunk = a.sites_per_team > 0 ? a.sites_per_team : 4 * a.team_size;
         const index_t first = first_site();
-        parallel_for(a.label, TeamPolicy<>((launch_sites() + chunk - 1) / chunk, a.team_size), [this, first, n, chunk](const TeamMember& m) {
+        parallel_for(a.label, TeamPolicy<>((launch_sites() + chunk - 1) / chunk, a.team_size), [&](const TeamMember& m) {
           const index_t base = first + m.league_rank() * chunk;
           parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t i) {
             index_t x[4];
             coords(i, x);
-            site<Dagger>(i, x);
+            site_fn(i, x);
           });
         });
         break;

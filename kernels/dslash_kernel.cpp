@@ -58,7 +58,8 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
   const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
   runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs : table.vnode;
   face_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_faces : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_faces : table.vnode_faces;
-  if (runner_ == nullptr || face_runner_ == nullptr) throw std::invalid_argument(what + ": not built for this instruction set");
+  traffic_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_traffic : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_traffic : table.vnode_traffic;
+  if (runner_ == nullptr || face_runner_ == nullptr || traffic_runner_ == nullptr) throw std::invalid_argument(what + ": not built for this instruction set");
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + to_string(cfg_.isa) + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (cfg_.layout == SpinorLayout::Left ? "_left" : "");
 
@@ -190,6 +191,16 @@ void DslashKernel<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out
 
 template <class Real>
 void DslashKernel<Real>::apply_slab(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const {
+  runner_(run_args(in, out, t_begin, t_end));
+}
+
+template <class Real>
+void DslashKernel<Real>::apply_traffic(const View<Real, 1>& in, const View<Real, 1>& out) const {
+  traffic_runner_(run_args(in, out, 0, outer_t()));
+}
+
+template <class Real>
+RunArgs<Real> DslashKernel<Real>::run_args(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const {
   if (in.size() * sizeof(Real) != spinor_bytes() || out.size() * sizeof(Real) != spinor_bytes())
     throw std::invalid_argument(label_ + ": spinor buffers have the wrong size");
   if (t_begin < 0 || t_begin > t_end || t_end > outer_t()) throw std::invalid_argument(label_ + ": t slab out of range");
@@ -214,7 +225,7 @@ void DslashKernel<Real>::apply_slab(const View<Real, 1>& in, const View<Real, 1>
   args.team_size = cfg_.team_size;
   args.sites_per_team = cfg_.sites_per_team;
   args.label = label_.c_str();
-  runner_(args);
+  return args;
 }
 
 template <class Real>

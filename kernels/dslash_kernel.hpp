@@ -53,6 +53,10 @@ class DslashKernel {
   // the MPI layer computes the interior in slabs and lets messages progress between them.
   void apply_slab(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const;
   index_t outer_t() const { return layout_.outer[3]; }
+  // The memory traffic of apply() alone: the same sites in the same order, each reading its links
+  // and its 8 neighbours' spinors and streaming out its output, one add per load and no Dslash
+  // (kernels/machine_probe.hpp, run_traffic). What the access pattern allows out of cache.
+  void apply_traffic(const View<Real, 1>& in, const View<Real, 1>& out) const;
   // Changes only the launch shape (tile, team size, sites per team): what a tuner varies.
   void set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack
@@ -63,6 +67,7 @@ class DslashKernel {
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
+  RunArgs<Real> run_args(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const;
 
   DslashConfig cfg_;
   Geometry geom_;
@@ -70,6 +75,7 @@ class DslashKernel {
   View<Real, 1> links_;
   DslashRunner<Real> runner_ = nullptr;
   FaceRunner<Real> face_runner_ = nullptr;
+  DslashRunner<Real> traffic_runner_ = nullptr;
   std::string label_;
 };
 

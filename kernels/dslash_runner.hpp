@@ -77,12 +77,14 @@ struct MachineProbe {
   double (*mrhs_body)(int repeats) = nullptr, (*vnode_body)(int repeats) = nullptr;          // FLOP/s, one thread
 };
 
-// One runner and one face runner per family for an instruction set (null where the family is not
-// built for it), the probe of its SIMD type, and its roofline ceilings.
+// One runner, one face runner and one traffic runner (the runner's loads and stores alone,
+// kernels/machine_probe.hpp) per family for an instruction set (null where the family is not built
+// for it), the probe of its SIMD type, and its roofline ceilings.
 template <class Real>
 struct RunnerTable {
   DslashRunner<Real> naive = nullptr, mrhs = nullptr, vnode = nullptr;
   FaceRunner<Real> naive_faces = nullptr, mrhs_faces = nullptr, vnode_faces = nullptr;
+  DslashRunner<Real> naive_traffic = nullptr, mrhs_traffic = nullptr, vnode_traffic = nullptr;
   SimdProbe<Real> probe;
   MachineProbe<Real> machine;
 };

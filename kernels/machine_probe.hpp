@@ -98,4 +98,44 @@ double body_flops(int repeats) {
   return 1320.0 * W * kSites * sweeps / best;
 }
 
+// A kernel's memory traffic alone: the sites of a launch in the kernel's own order (a.dispatch), each
+// reading all 8 of its links and the 24 component vectors of its 8 neighbours (every block) and
+// streaming out 24 vectors per block, with the kernel's prefetches, one add per loaded vector and
+// nothing else. Out of cache it shows how much of the roofline the kernel's access pattern allows
+// before any arithmetic; the output of each component is the sum of the 8 neighbours' (no lane
+// permutes: not a Dslash).
+template <class Real, class Vec, bool Folded, bool SiteMajor>
+void launch_traffic(const RunArgs<Real>& args) {
+  using Body = DslashBody<Real, Vec, Folded, SiteMajor>;
+  constexpr int W = Body::W, kLinkVectors = 8 * Body::kLinkReals / W;
+  const Body body(args);
+  const index_t cs = body.component_stride();
+  body.launch_sites([&](index_t i, const index_t (&x)[4]) {
+    index_t nb[8];
+    bool wraps = false;
+    [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = body.template neighbour<H>(x, wraps)), ...); }(std::make_integer_sequence<int, 8>{});
+    const Real* links = args.links + i * kLinkVectors * W;
+    Body::prefetch_later_links(links);
+    Vec link_sum(Real(0));
+    for (int k = 0; k < kLinkVectors; ++k) link_sum = link_sum + Vec::load_aligned(links + k * W);
+    for (int b = 0; b < args.blocks; ++b) {
+      const Real* psi[8];
+      for (int h = 0; h < 8; ++h) psi[h] = body.spinor(nb[h], b);
+      Body::prefetch_far_neighbours(psi);
+      Vec acc[24];
+      for (Vec& v : acc) v = Vec(Real(0));
+      for (const Real* p : psi)
+        for (int k = 0; k < 24; ++k) acc[k] = acc[k] + Vec::load_aligned(p + k * cs * W);
+      acc[0] = acc[0] + link_sum * Vec(Real(0));  // keeps the link loads without changing the sum
+      Real* o = args.out + (i * args.site_stride + b * args.block_stride) * W;
+      for (int k = 0; k < 24; ++k) simd::stream_store(o + k * cs * W, acc[k]);
+    }
+  });
+}
+template <class Real, class Vec, bool Folded>
+void run_traffic(const RunArgs<Real>& args) {
+  if (args.component_stride == 1) launch_traffic<Real, Vec, Folded, true>(args);  // constant offsets, as run_dslash
+  else launch_traffic<Real, Vec, Folded, false>(args);
+}
+
 }  // namespace dslash::kernels

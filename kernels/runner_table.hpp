@@ -48,6 +48,9 @@ RunnerTable<Real> runner_table(bool with_naive) {
   if (with_naive) t.naive_faces = &run_faces<Real, Vec, false>;
   t.mrhs_faces = &run_faces<Real, Vec, false>;
   t.vnode_faces = &run_faces<Real, Vec, true>;
+  if (with_naive) t.naive_traffic = &run_traffic<Real, Vec, false>;
+  t.mrhs_traffic = &run_traffic<Real, Vec, false>;
+  t.vnode_traffic = &run_traffic<Real, Vec, true>;
   t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>};
   t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, &body_flops<Real, Vec, true>};
   return t;

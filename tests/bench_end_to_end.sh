@@ -33,6 +33,22 @@ rows = list(csv.DictReader(open("run.csv")))
 assert len(rows) == 1 and rows[0]["kernel"] == "vnode" and rows[0]["layout"] == "right" and float(rows[0]["gflops"]) > 0, rows
 PY
 
+# --traffic: every variant also carries its memory traffic alone; --check still verifies the Dslash.
+"$dslash" bench "${small[@]}" --kernel mrhs --traffic --check --json traffic.json > traffic.txt 2> err.txt || fail "bench --traffic failed: $(cat err.txt)"
+grep -q "check passed: 3 variant" err.txt || fail "--traffic broke --check: $(cat err.txt)"
+grep -q "% trfc" traffic.txt || fail "no traffic columns: $(cat traffic.txt)"
+"$dslash" bench "${small[@]}" --kernel vnode --dispatch range --traffic --csv > traffic.csv 2> /dev/null
+/usr/bin/python3 - <<'PY'
+import csv, json
+results = json.load(open("traffic.json"))["results"]
+assert len(results) == 3
+for r in results:
+    assert r["traffic_gflops"] > 0 and r["check"]["passed"], r
+    assert abs(r["traffic_percent_of_roofline"] - 100 * r["traffic_gflops"] / r["roofline_gflops"]) < 1e-6
+rows = list(csv.DictReader(open("traffic.csv")))
+assert len(rows) == 1 and float(rows[0]["traffic_gflops"]) > 0, rows
+PY
+
 # --check must fail (exit 1) when the kernel output is wrong.
 set +e
 DSLASH_BENCH_INJECT_FAULT=1 "$dslash" bench "${small[@]}" --kernel naive --dispatch range --check > /dev/null 2> err.txt

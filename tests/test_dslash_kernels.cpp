@@ -2,6 +2,8 @@
 // reference (CONVENTIONS.md tolerances: 1e-5 single, 1e-12 double, relative).
 #include <gtest/gtest.h>
 
+#include <complex>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -173,6 +175,36 @@ TEST_P(DslashKernels, HaloFacesCompleteTheSplitDirections) {
         for (int r = 0; r < cfg.nrhs; ++r)
           EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], f.expected(out, dagger, r)), tolerance)
               << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
+      }
+  };
+  if (GetParam().single) run(float{});
+  else run(double{});
+}
+
+// The traffic probe (bench --traffic) must read all eight neighbours of every output site and write
+// every output: with every input component 1, each output component is their sum, 8 (+ 8i).
+TEST_P(DslashKernels, TrafficProbeReadsEveryNeighbourAndWritesEveryOutput) {
+  const auto run = [&]<class Real>(Real) {
+    Fixture<Real>& f = fixture<Real>();
+    for (Subset out : {Subset::Even, Subset::Full})
+      for (SpinorLayout layout : {SpinorLayout::Right, SpinorLayout::Left}) {
+        DslashConfig cfg = config();
+        cfg.out = out;
+        cfg.layout = layout;
+        if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = 2 * simd_lanes(cfg.isa, sizeof(Real));
+        const DslashKernel<Real> d(f.u, cfg);
+        const View<Real, 1> in = d.allocate_spinors("in"), chi = d.allocate_spinors("out");
+        deep_copy(in, Real(1));
+        deep_copy(chi, std::numeric_limits<Real>::quiet_NaN());
+        d.apply_traffic(in, chi);
+        std::vector<SpinorField<Real>> result;
+        d.unpack(chi, result);
+        ASSERT_EQ(static_cast<int>(result.size()), cfg.nrhs);
+        for (const auto& field : result)
+          for (site_t i = 0; i < field.sites(); ++i)
+            for (int sp = 0; sp < 4; ++sp)
+              for (int c = 0; c < 3; ++c)
+                ASSERT_EQ(field(i, sp, c), std::complex<Real>(8, 8)) << d.label() << " " << to_string(out) << " " << to_string(layout) << " site " << i;
       }
   };
   if (GetParam().single) run(float{});

@@ -16,6 +16,7 @@ namespace dslash::bench {
 struct BenchSettings {
   int iters = 10, warmup = 2, tune_iters = 3;
   bool check = false;
+  bool traffic = false;  // also time the kernel's memory traffic alone (DslashKernel::apply_traffic)
   std::uint64_t seed = 1;
 };
 
@@ -32,6 +33,7 @@ struct VariantResult {
   double time_min = 0, time_median = 0, time_max = 0;  // over the repetitions after the first
   double gflops = 0, gbytes_model = 0, roofline_gflops = 0, percent_of_roofline = 0, fma_peak_gflops = 0;
   double spread = 0;           // (median - min) / min: > 0.1 means the machine was noisy
+  double traffic_gflops = 0;   // the traffic alone, at 1320 FLOP per site and RHS; 0 if not measured
   int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
   bool checked = false, check_passed = false;
   double check_error = 0;

@@ -16,7 +16,7 @@ struct BenchOptions {
   Coord dims{32, 32, 32, 32};
   std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
   int nrhs = 0, threads = 0, iters = 10, warmup = 2;
-  bool dagger = false, check = false, csv = false;
+  bool dagger = false, check = false, csv = false, traffic = false;
   std::uint64_t seed = 1;
   MpiOptions mpi;
 };

@@ -28,6 +28,10 @@ nlohmann::json result_json(const bench::VariantResult& r, const Coord& dims, con
       {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
       {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets}};
   if (r.checked) j["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
+  if (r.traffic_gflops > 0) {
+    j["traffic_gflops"] = r.traffic_gflops;
+    j["traffic_percent_of_roofline"] = 100.0 * r.traffic_gflops / r.roofline_gflops;
+  }
   return j;
 }
 
@@ -82,7 +86,7 @@ int run_bench(const BenchOptions& o) {
     cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
     std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
   }
-  bench::Benchmark<Real> bench(geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .seed = o.seed}, ceilings, cache.get());
+  bench::Benchmark<Real> bench(geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed}, ceilings, cache.get());
 
   std::vector<bench::VariantResult> results;
   std::vector<std::string> skipped;
@@ -106,16 +110,20 @@ int run_bench(const BenchOptions& o) {
     }
 
   if (o.csv) {
-    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,layout,tile,tile_source,team_size,time_min_s,time_median_s,time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline\n");
-    for (const auto& r : results)
-      std::printf("%s,%s,%s,%s,%d,%s,%s,%d,%s,%lld.%lld.%lld.%lld,%s,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.2f\n", to_string(r.cfg.kernel),
+    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,layout,tile,tile_source,team_size,time_min_s,time_median_s,time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline%s\n",
+                o.traffic ? ",traffic_gflops" : "");
+    for (const auto& r : results) {
+      std::printf("%s,%s,%s,%s,%d,%s,%s,%d,%s,%lld.%lld.%lld.%lld,%s,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.2f", to_string(r.cfg.kernel),
                   to_string(r.cfg.dispatch), prec.c_str(), to_string(r.cfg.isa), r.cfg.nrhs, geom.to_string().c_str(),
                   to_string(r.cfg.out), r.cfg.dagger ? 1 : 0, to_string(r.cfg.layout), static_cast<long long>(r.cfg.tile[0]), static_cast<long long>(r.cfg.tile[1]),
                   static_cast<long long>(r.cfg.tile[2]), static_cast<long long>(r.cfg.tile[3]), r.tile_source.c_str(), r.cfg.team_size,
                   r.time_min, r.time_median, r.time_max, r.gflops, r.gbytes_model, r.roofline_gflops, r.percent_of_roofline);
+      if (o.traffic) std::printf(",%.3f", r.traffic_gflops);
+      std::printf("\n");
+    }
   } else {
-    std::printf("%-6s %-8s %-7s %5s %-14s %9s %9s %9s %9s %9s %9s %7s\n", "kernel", "dispatch", "simd", "nrhs", "launch", "min ms",
-                "median ms", "max ms", "GFLOP/s", "GB/s mdl", "roof", "% roof");
+    std::printf("%-6s %-8s %-7s %5s %-14s %9s %9s %9s %9s %9s %9s %7s%s\n", "kernel", "dispatch", "simd", "nrhs", "launch", "min ms",
+                "median ms", "max ms", "GFLOP/s", "GB/s mdl", "roof", "% roof", o.traffic ? "   traffic  % roof  % trfc" : "");
     for (const auto& r : results) {
       char launch[64];
       if (r.cfg.dispatch == Dispatch::MDRange)
@@ -124,10 +132,16 @@ int run_bench(const BenchOptions& o) {
       else if (r.cfg.dispatch == Dispatch::Team)
         std::snprintf(launch, sizeof launch, "team %d/%lld%s", r.cfg.team_size, static_cast<long long>(r.cfg.sites_per_team), r.tile_source == "default" ? "" : "*");
       else std::snprintf(launch, sizeof launch, "-");
-      std::printf("%-6s %-8s %-7s %5d %-14s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f %6.1f%%\n", to_string(r.cfg.kernel), to_string(r.cfg.dispatch),
+      std::printf("%-6s %-8s %-7s %5d %-14s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f %6.1f%%", to_string(r.cfg.kernel), to_string(r.cfg.dispatch),
                   to_string(r.cfg.isa), r.cfg.nrhs, launch, 1e3 * r.time_min, 1e3 * r.time_median, 1e3 * r.time_max, r.gflops,
                   r.gbytes_model, r.roofline_gflops, r.percent_of_roofline);
+      if (o.traffic)
+        std::printf(" %9.2f %6.1f%% %6.1f%%", r.traffic_gflops, 100.0 * r.traffic_gflops / r.roofline_gflops, 100.0 * r.gflops / r.traffic_gflops);
+      std::printf("\n");
     }
+    if (o.traffic)
+      std::printf("# traffic: the kernel's loads and stores alone, in its order, one add per load and no Dslash (GFLOP/s at 1320 per "
+                  "site); %% trfc: the kernel's rate as a share of it\n");
     if (o.tile == "auto" || o.team_size == "auto") std::printf("# * launch shape from the tuner or the tune cache\n");
     for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
   }
@@ -180,6 +194,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--warmup", o->warmup, "untimed calls first")->check(CLI::Range(0, 100000))->capture_default_str();
   cmd->add_option("--seed", o->seed, "random seed of the gauge field and spinors")->capture_default_str();
   cmd->add_flag("--check", o->check, "verify every variant against the reference; exit 1 on a mismatch");
+  cmd->add_flag("--traffic", o->traffic, "also time each variant's memory traffic alone (its loads and stores, no arithmetic)");
   cmd->add_option("--json", o->json, "write every figure and the run header to this JSON file");
   cmd->add_flag("--csv", o->csv, "print CSV instead of a table");
   add_mpi_options(*cmd, o->mpi);
@@ -188,6 +203,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       throw std::invalid_argument("--team-size '" + o->team_size + "': expected a positive integer or auto");
 #if defined(DSLASH_HAVE_MPI)
     if (o->mpi.distributed()) {
+      if (o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
       exit_code = run_bench_mpi(*o);
       return;
     }
