@@ -118,7 +118,7 @@ struct DslashBody {
         for (C& z : h) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
     }
     if (wraps && a.halo[Mu]) drop_remote_lanes<H>(h);
-    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], row_times(links + link_row(Folded, H, r) * kRowReals, h));
+    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], row_times(links + link_row(H, r) * kRowReals, h));
   }
 
   // Direction Mu is split between domains: the lanes whose neighbour lies in another domain get

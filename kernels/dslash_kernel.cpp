@@ -79,7 +79,7 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
       for (int dir = 0; dir < 2; ++dir)
         for (int ab = 0; ab < 9; ++ab) {
           const std::complex<Real> z = hop_link[dir](ab / 3, ab % 3);
-          const index_t base = ((o * 24 + link_row(layout_.folded, 2 * mu + dir, ab / 3)) * 3 + ab % 3) * 2;
+          const index_t base = ((o * 24 + link_row(2 * mu + dir, ab / 3)) * 3 + ab % 3) * 2;
           L[(base + 0) * link_lanes + (layout_.folded ? lane : 0)] = z.real();
           L[(base + 1) * link_lanes + (layout_.folded ? lane : 0)] = z.imag();
         }

@@ -7,7 +7,7 @@
 //   mrhs  : W lanes = W right-hand sides, blocks = nrhs / W
 //   vnode : W lanes = W virtual nodes: the lattice folded in two along log2(W) directions
 // Links, per output site, 8 hops H = 2 mu + backward (forward U_mu(x), backward U_mu(x-mu)^dagger),
-// 24 colour rows of 3 complex numbers: offset of U_H(r, c) = (site*24 + link_row(folded, H, r))*3 + c,
+// 24 colour rows of 3 complex numbers: offset of U_H(r, c) = (site*24 + link_row(H, r))*3 + c,
 // each complex number
 //   not folded: (re, im) interleaved, broadcast across lanes by the kernel
 //   folded    : (re vector, im vector), one lane per virtual node
@@ -20,12 +20,14 @@
 
 namespace dslash {
 
-// Row r of hop H's link among a site's 24 link rows. Folded (vnode, 4.6 KiB of links per AVX2 site):
-// by row first, chosen for the kernel's former three row passes (+15-20% at 32^4 on AVX2) and kept
-// for its hop-by-hop order, as link by link measured slower there (Intel AVX-512 device, 32^4,
-// 16 threads: vnode single 151-168 against 156-281 GFLOP/s). Not folded (576 B per site, nine cache
-// lines): link by link; row first showed no gain for mrhs on AVX2.
-constexpr int link_row(bool folded, int hop, int r) { return folded ? 8 * r + hop : 3 * hop + r; }
+// Row r of hop H's link among a site's 24 link rows: link by link, the order in which the hop-by-hop
+// body reads them, so a site's links are one sequential stream. The vnode links (4.6 KiB per AVX2
+// site) used to be stored by row first, for the kernel's former three row passes. Read hop by hop,
+// that order cost vnode a third of its speed on the 2-core AMD machine (32^4, 2 threads, 5 and 4
+// alternating rounds: single 29-37 against 18-28 GFLOP/s, double 14-18 against 8.5-12.5); on the
+// Intel AVX-512 device the two orders were within the noise (16 threads, single 171-178 against
+// 155-189; 2 threads, single 41-45 against 36-44).
+constexpr int link_row(int hop, int r) { return 3 * hop + r; }
 
 struct KernelLayout {
   int lanes = 1;
