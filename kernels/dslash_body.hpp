@@ -261,12 +261,12 @@ struct DslashBody {
 
   template <bool Dagger>
   void launch() const {
-    launch_sites([this](index_t i, const index_t (&x)[4]) { site<Dagger>(i, x); });
+    for_each_site([this](index_t i, const index_t (&x)[4]) { site<Dagger>(i, x); });
   }
 
   // Runs site_fn(i, x) over the launch's sites in the order of a.dispatch.
   template <class SiteFn>
-  void launch_sites(const SiteFn& site_fn) const {
+  void for_each_site(const SiteFn& site_fn) const {
     const index_t n = first_site() + launch_sites();
     switch (a.dispatch) {
       case Dispatch::Range:

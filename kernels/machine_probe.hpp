@@ -110,7 +110,7 @@ void launch_traffic(const RunArgs<Real>& args) {
   constexpr int W = Body::W, kLinkVectors = 8 * Body::kLinkReals / W;
   const Body body(args);
   const index_t cs = body.component_stride();
-  body.launch_sites([&](index_t i, const index_t (&x)[4]) {
+  body.for_each_site([&](index_t i, const index_t (&x)[4]) {
     index_t nb[8];
     bool wraps = false;
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = body.template neighbour<H>(x, wraps)), ...); }(std::make_integer_sequence<int, 8>{});
