@@ -29,6 +29,15 @@ for r in j["results"]:
     assert r["lattice"] == [8, 4, 4, 8] and r["check"]["passed"]
     assert r["time_min_s"] <= r["time_median_s"] <= r["time_max_s"]
     assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6
+# Nine triads at the start and nine after each variant; each variant's roofline from the nine just
+# before it and the nine just after, at CONVENTIONS.md's compulsory bytes (checkerboarded, single).
+samples, c = j["ceilings"]["bandwidth_samples_GBs"], j["ceilings"]
+assert len(samples) == 9 * (1 + len(j["results"])) and max(samples) == c["bandwidth_GBs"], samples
+for i, r in enumerate(j["results"]):
+    assert r["bandwidth_GBs"] == max(samples[9 * i:9 * i + 18]), (i, r["bandwidth_GBs"])
+    compulsory = (8 * 18 / (r["nrhs"] if r["kernel"] == "mrhs" else 1) + 48) * 4
+    roof = min(r["bandwidth_GBs"] * 1320 / compulsory, c["fma_peak_GFLOPs_by_simd"][r["simd"]])
+    assert abs(r["roofline_gflops"] - roof) < 1e-9 * roof, (r["kernel"], r["roofline_gflops"], roof)
 rows = list(csv.DictReader(open("run.csv")))
 assert len(rows) == 1 and rows[0]["kernel"] == "vnode" and rows[0]["layout"] == "right" and float(rows[0]["gflops"]) > 0, rows
 PY

@@ -32,6 +32,8 @@ struct VariantResult {
   std::vector<double> times;                   // timed repetitions, seconds
   double time_min = 0, time_median = 0, time_max = 0;  // over the repetitions after the first
   double gflops = 0, gbytes_model = 0, roofline_gflops = 0, percent_of_roofline = 0, fma_peak_gflops = 0;
+  double compulsory_bytes = 0;  // per output site and right-hand side (CONVENTIONS.md)
+  double bandwidth_GBs = 0;     // the triad ceiling of its roofline
   double spread = 0;           // (median - min) / min: > 0.1 means the machine was noisy
   double traffic_gflops = 0;   // the traffic alone, at 1320 FLOP per site and RHS; 0 if not measured
   int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
@@ -39,17 +41,19 @@ struct VariantResult {
   double check_error = 0;
 };
 
+// The roofline of r on this bandwidth and the ceilings' FMA peak, and r's share of it.
+void rate_against(VariantResult& r, const Ceilings& ceilings, double bandwidth_GBs);
+
 template <class Real>
 class Benchmark {
  public:
-  Benchmark(const Geometry& geom, const BenchSettings& settings, const Ceilings& ceilings, TuneCache* cache);
+  Benchmark(const Geometry& geom, const BenchSettings& settings, TuneCache* cache);
   VariantResult run(const VariantRequest& request);
   std::uint64_t gauge_bytes() const { return u_.view().span_bytes(); }
 
  private:
   Geometry geom_;
   BenchSettings settings_;
-  Ceilings ceilings_;
   TuneCache* cache_;
   GaugeField<Real> u_;
 };

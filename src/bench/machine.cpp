@@ -18,7 +18,7 @@ namespace {
 struct Measured {
   double best, spread;
 };
-// Best and (median - best) / best of the values, where larger is better.
+// Best and (best - median) / median of the values, where larger is better.
 Measured best_and_spread(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const double best = v.back(), median = v[v.size() / 2];
@@ -26,7 +26,7 @@ Measured best_and_spread(std::vector<double> v) {
 }
 
 template <class Real>
-Measured triad_bandwidth(SimdIsa isa) {
+std::vector<double> triad_rates(SimdIsa isa) {
   const MachineProbe<Real> probe = machine_probe<Real>(isa);
   const std::uint64_t llc = last_level_cache_bytes();
   const std::uint64_t bytes = std::max<std::uint64_t>(4 * llc, 64u << 20);
@@ -35,9 +35,9 @@ Measured triad_bandwidth(SimdIsa isa) {
   deep_copy(b, Real(1));
   deep_copy(c, Real(2));
   std::vector<double> rates;
-  for (int rep = 0; rep < 9; ++rep)
+  for (std::size_t rep = 0; rep < Ceilings::kTriadRepeats; ++rep)
     rates.push_back(3.0 * static_cast<double>(n) * sizeof(Real) / probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)) / 1e9);
-  return best_and_spread(rates);
+  return rates;
 }
 
 template <class Real>
@@ -52,15 +52,26 @@ Measured fma_gflops(SimdIsa isa) {
 Ceilings measure_ceilings(const std::vector<SimdIsa>& isas, int bytes_per_real) {
   Ceilings c;
   const SimdIsa widest = isas.empty() ? SimdIsa::Scalar : isas.front();
-  const Measured bw = bytes_per_real == 4 ? triad_bandwidth<float>(widest) : triad_bandwidth<double>(widest);
-  c.bandwidth_GBs = bw.best;
-  c.bandwidth_spread = bw.spread;
+  c.resample_bandwidth(widest, bytes_per_real);
   for (SimdIsa isa : isas) {
     const Measured fma = bytes_per_real == 4 ? fma_gflops<float>(isa) : fma_gflops<double>(isa);
     c.fma_peak_GFLOPs[to_string(isa)] = fma.best;
     if (isa == widest) c.fma_spread = fma.spread;
   }
   return c;
+}
+
+void Ceilings::resample_bandwidth(SimdIsa isa, int bytes_per_real) {
+  const std::vector<double> rates = bytes_per_real == 4 ? triad_rates<float>(isa) : triad_rates<double>(isa);
+  bandwidth_samples.insert(bandwidth_samples.end(), rates.begin(), rates.end());
+  const Measured bw = best_and_spread(bandwidth_samples);
+  bandwidth_GBs = bw.best;
+  bandwidth_spread = bw.spread;
+}
+
+double Ceilings::best_bandwidth_since(std::size_t first) const {
+  return first < bandwidth_samples.size() ? *std::max_element(bandwidth_samples.begin() + static_cast<std::ptrdiff_t>(first), bandwidth_samples.end())
+                                          : bandwidth_GBs;
 }
 
 std::uint64_t last_level_cache_bytes() {

@@ -3,17 +3,29 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "kernels/kernel_options.hpp"
 
 namespace dslash::bench {
 
 struct Ceilings {
-  double bandwidth_GBs = 0;                     // STREAM triad, streaming stores, read + written bytes
+  double bandwidth_GBs = 0;                     // best STREAM triad of the run, streaming stores, read + written bytes
+  std::vector<double> bandwidth_samples;        // every triad of the run, GB/s
   std::map<std::string, double> fma_peak_GFLOPs;  // per instruction set used in the run
-  // (median - best) / best over the repetitions: how much the machine moved while measuring.
+  // (best - median) / median over the samples: how much the machine moved while measuring.
   double bandwidth_spread = 0, fma_spread = 0;
   bool noisy() const { return bandwidth_spread > 0.10 || fma_spread > 0.10; }
+
+  // kTriadRepeats more triads, kept with the others. On a shared machine the memory bandwidth has
+  // slow phases that last seconds, and the Dslash runs slower in them too (2-core VM, 32^4 vnode
+  // single, three runs: triads after the kernel 52, 47 and 31 GB/s, kernel 43.7, 33.1 and 27.3
+  // GFLOP/s), so triads at the start alone put a variant against another phase's ceiling. The bench
+  // samples again after every variant and rates each against the triads just before and after it.
+  static constexpr std::size_t kTriadRepeats = 9;
+  void resample_bandwidth(SimdIsa isa, int bytes_per_real);
+  // The best triad from sample `first` on.
+  double best_bandwidth_since(std::size_t first) const;
 };
 
 // Both ceilings with the current OpenMP threads; bandwidth arrays are 4x the LLC (>= 64 MiB each).

@@ -24,7 +24,7 @@ nlohmann::json result_json(const bench::VariantResult& r, const Coord& dims, con
       {"simd", to_string(r.cfg.isa)}, {"lanes", r.lanes}, {"nrhs", r.cfg.nrhs}, {"lattice", dims},
       {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"layout", to_string(r.cfg.layout)}, {"tile", r.cfg.tile}, {"tile_source", r.tile_source},
       {"team_size", r.cfg.team_size}, {"sites_per_team", r.cfg.sites_per_team}, {"gflops", r.gflops},
-      {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
+      {"gbytes_model", r.gbytes_model}, {"bandwidth_GBs", r.bandwidth_GBs}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
       {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
       {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets}};
   if (r.checked) j["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
@@ -49,7 +49,6 @@ int run_bench(const BenchOptions& o) {
   if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
   if (user_team < 1) throw std::invalid_argument("--team-size must be >= 1 or auto");
 
-  // The header: what ran where, and both roofline ceilings measured now with these threads.
   const int threads = omp_get_max_threads();
   const std::uint64_t llc = bench::last_level_cache_bytes();
   // The gauge field, the kernel's packed links (8 per output site: as large as the gauge field for a
@@ -59,26 +58,9 @@ int run_bench(const BenchOptions& o) {
   std::vector<SimdIsa> isas = {isa};
   if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);  // naive runs scalar
   std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), threads);
-  const bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
-  const double fma = ceilings.fma_peak_GFLOPs.at(to_string(isa));
-
-  FILE* head = o.csv ? stderr : stdout;
-  std::fprintf(head, "# dslash bench: lattice %s, %lld sites per parity, footprint %s (%s the %s last-level cache)\n",
-               geom.to_string().c_str(), static_cast<long long>(geom.half_volume()), format_bytes(footprint).c_str(),
-               llc > 0 && footprint <= llc ? "fits in" : "exceeds", llc > 0 ? format_bytes(llc).c_str() : "unknown");
-  std::fprintf(head, "# threads %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", threads, env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"));
+  bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
   if (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES"))
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
-  std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F),
-               F == 4 ? "single" : "double", bench::compiler_description().c_str(), bench::build_flags().c_str());
-  std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
-  std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s)\n",
-               ceilings.bandwidth_GBs, fma, to_string(isa));
-  if (ceilings.noisy())
-    std::fprintf(head, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% median vs best); "
-                       "rates and %% of roofline may differ between runs by more than 10%%\n",
-                 100 * ceilings.bandwidth_spread, 100 * ceilings.fma_spread);
-  std::fprintf(head, "# rates from the best of %d timed calls (min/median/max exclude the first), after %d warm-up calls\n", o.iters, o.warmup);
 
   const std::string prec = F == 4 ? "single" : "double";
   std::unique_ptr<bench::TuneCache> cache;
@@ -86,7 +68,7 @@ int run_bench(const BenchOptions& o) {
     cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
     std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
   }
-  bench::Benchmark<Real> bench(geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed}, ceilings, cache.get());
+  bench::Benchmark<Real> bench(geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed}, cache.get());
 
   std::vector<bench::VariantResult> results;
   std::vector<std::string> skipped;
@@ -101,13 +83,36 @@ int run_bench(const BenchOptions& o) {
       req.tune_team = req.cfg.dispatch == Dispatch::Team && o.team_size == "auto";
       std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, total, k.c_str(), disp.c_str());
       try {
+        const std::size_t before = ceilings.bandwidth_samples.size() - bench::Ceilings::kTriadRepeats;
         results.push_back(bench.run(req));
+        ceilings.resample_bandwidth(isa, F);
+        bench::rate_against(results.back(), ceilings, ceilings.best_bandwidth_since(before));
       } catch (const std::invalid_argument& e) {
         if (o.kernel != "all") throw;
         skipped.push_back(e.what());
         std::fprintf(stderr, "  skipped: %s\n", e.what());
       }
     }
+
+  const double fma = ceilings.fma_peak_GFLOPs.at(to_string(isa));
+
+  // The header: what ran where, and both roofline ceilings, measured in this run with these threads.
+  FILE* head = o.csv ? stderr : stdout;
+  std::fprintf(head, "# dslash bench: lattice %s, %lld sites per parity, footprint %s (%s the %s last-level cache)\n",
+               geom.to_string().c_str(), static_cast<long long>(geom.half_volume()), format_bytes(footprint).c_str(),
+               llc > 0 && footprint <= llc ? "fits in" : "exceeds", llc > 0 ? format_bytes(llc).c_str() : "unknown");
+  std::fprintf(head, "# threads %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", threads, env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"));
+  std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F),
+               F == 4 ? "single" : "double", bench::compiler_description().c_str(), bench::build_flags().c_str());
+  std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
+  std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (best of %zu STREAM triads with streaming stores, %zu at the start and after each "
+                     "variant; each row's roof from those just before and after it), FMA peak %.1f GFLOP/s (%s)\n",
+               ceilings.bandwidth_GBs, ceilings.bandwidth_samples.size(), bench::Ceilings::kTriadRepeats, fma, to_string(isa));
+  if (ceilings.noisy())
+    std::fprintf(head, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% best vs median); "
+                       "rates and %% of roofline may differ between runs by more than 10%%\n",
+                 100 * ceilings.bandwidth_spread, 100 * ceilings.fma_spread);
+  std::fprintf(head, "# rates from the best of %d timed calls (min/median/max exclude the first), after %d warm-up calls\n", o.iters, o.warmup);
 
   if (o.csv) {
     std::printf("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,layout,tile,tile_source,team_size,time_min_s,time_median_s,time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline%s\n",
@@ -160,7 +165,7 @@ int run_bench(const BenchOptions& o) {
                  {"host", bench::host_name()}, {"iters", o.iters}, {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger},
                  {"headline", "best time of the timed calls"}};
     j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", ceilings.fma_peak_GFLOPs},
-                     {"bandwidth_spread", ceilings.bandwidth_spread}, {"fma_spread", ceilings.fma_spread}, {"noisy", ceilings.noisy()}};
+                     {"bandwidth_samples_GBs", ceilings.bandwidth_samples}, {"bandwidth_spread", ceilings.bandwidth_spread}, {"fma_spread", ceilings.fma_spread}, {"noisy", ceilings.noisy()}};
     j["results"] = nlohmann::json::array();
     for (const auto& r : results) j["results"].push_back(result_json(r, o.dims, prec));
     j["skipped"] = skipped;

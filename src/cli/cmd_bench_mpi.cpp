@@ -33,6 +33,8 @@ struct MpiResult {
   std::vector<double> times;  // per call, slowest rank
   double time_min = 0, time_median = 0, time_max = 0;
   double gflops = 0, gflops_per_rank = 0, gbytes_model = 0, roofline_per_rank = 0, percent_of_roofline = 0;
+  double compulsory_bytes = 0;  // per output site and right-hand side
+  double bandwidth_GBs = 0;     // the per-rank triad ceiling of its roofline
   double comm_s = 0, compute_s = 0, halo_GBs = 0;
   double project_s = 0, interior_s = 0, wait_s = 0, complete_s = 0;  // the phases of comm and compute
   std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
@@ -60,7 +62,7 @@ double reduce_max(double v, MPI_Comm comm) {
 
 template <class Real>
 MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, const std::optional<GaugeField<Real>>& u_global,
-                      const DslashConfig& request, const BenchOptions& o, const bench::Ceilings& ceilings) {
+                      const DslashConfig& request, const BenchOptions& o) {
   const bool root = grid.rank() == 0;
   mpi::HaloDslash<Real> d(grid, u, request);
   MpiResult r;
@@ -134,10 +136,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   r.gflops = bench::kFlopsPerSite * local_site_rhs * grid.size() / r.time_min / 1e9;
   r.gflops_per_rank = r.gflops / grid.size();
   r.gbytes_model = bytes.model * local_site_rhs * grid.size() / r.time_min / 1e9;
-  const auto peak = ceilings.fma_peak_GFLOPs.find(to_string(r.cfg.isa));
-  const double fma = peak != ceilings.fma_peak_GFLOPs.end() ? peak->second : 1e30;
-  r.roofline_per_rank = bench::roofline_gflops(ceilings.bandwidth_GBs, fma, bytes.compulsory);
-  r.percent_of_roofline = 100.0 * r.gflops_per_rank / r.roofline_per_rank;
+  r.compulsory_bytes = bytes.compulsory;
   const double mine = bench::kFlopsPerSite * local_site_rhs / my_best / 1e9;
   r.rank_gflops.resize(static_cast<std::size_t>(grid.size()));
   MPI_Gather(&mine, 1, MPI_DOUBLE, r.rank_gflops.data(), 1, MPI_DOUBLE, 0, grid.comm());
@@ -182,7 +181,7 @@ int run(const BenchOptions& o) {
   std::vector<SimdIsa> isas = {isa};
   if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);
   MPI_Barrier(grid.comm());
-  const bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
+  bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
   std::optional<GaugeField<Real>> u_global;
   if (root) {
     u_global.emplace(grid.global(), "bench_gauge_global");
@@ -191,20 +190,6 @@ int run(const BenchOptions& o) {
   const GaugeField<Real> u = mpi::scatter(grid, u_global ? &*u_global : nullptr);
 
   const bool overlap = o.mpi.overlapped();
-  FILE* head = o.csv ? stderr : stdout;
-  if (root) {
-    std::fprintf(head, "# dslash bench over MPI: %s, %lld local sites per parity\n", grid.describe().c_str(),
-                 static_cast<long long>(grid.local().half_volume()));
-    std::fprintf(head, "# threads per rank %d, OMP_PROC_BIND %s, OMP_PLACES %s, comms overlap %s\n", omp_get_max_threads(),
-                 env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"), overlap ? "on" : "off");
-    std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F), prec.c_str(),
-                 bench::compiler_description().c_str(), bench::build_flags().c_str());
-    std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
-    std::fprintf(head, "# ceilings per rank (rank 0, all ranks measuring): bandwidth %.1f GB/s, FMA peak %.1f GFLOP/s (%s)\n",
-                 ceilings.bandwidth_GBs, ceilings.fma_peak_GFLOPs.at(to_string(isa)), to_string(isa));
-    std::fprintf(head, "# rates from the best of %d timed calls, each timed to the slowest rank; comm/compute per call, slowest rank\n", o.iters);
-  }
-
   std::vector<MpiResult> results;
   std::vector<std::string> skipped;
   for (const auto& k : kernels)
@@ -214,13 +199,36 @@ int run(const BenchOptions& o) {
       if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
       if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, kernels.size() * dispatches.size(), k.c_str(), disp.c_str());
       try {
-        results.push_back(run_variant<Real>(grid, u, u_global, cfg, o, ceilings));
+        const std::size_t before = ceilings.bandwidth_samples.size() - bench::Ceilings::kTriadRepeats;
+        results.push_back(run_variant<Real>(grid, u, u_global, cfg, o));
+        MPI_Barrier(grid.comm());  // every rank samples the triad again at once, as at the start
+        ceilings.resample_bandwidth(isa, F);
+        MpiResult& r = results.back();
+        r.bandwidth_GBs = ceilings.best_bandwidth_since(before);
+        r.roofline_per_rank = bench::roofline_gflops(r.bandwidth_GBs, ceilings.fma_peak_GFLOPs.at(to_string(isa)), r.compulsory_bytes);
+        r.percent_of_roofline = 100.0 * r.gflops_per_rank / r.roofline_per_rank;
       } catch (const mpi::CollectiveError& e) {  // every rank agrees, so every rank skips
         if (o.kernel != "all") throw;
         skipped.push_back(e.what());
         if (root) std::fprintf(stderr, "  skipped: %s\n", e.what());
       }
     }
+  const double fma = ceilings.fma_peak_GFLOPs.at(to_string(isa));
+  FILE* head = o.csv ? stderr : stdout;
+  if (root) {
+    std::fprintf(head, "# dslash bench over MPI: %s, %lld local sites per parity\n", grid.describe().c_str(),
+                 static_cast<long long>(grid.local().half_volume()));
+    std::fprintf(head, "# threads per rank %d, OMP_PROC_BIND %s, OMP_PLACES %s, comms overlap %s\n", omp_get_max_threads(),
+                 env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"), overlap ? "on" : "off");
+    std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F), prec.c_str(),
+                 bench::compiler_description().c_str(), bench::build_flags().c_str());
+    std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
+    std::fprintf(head, "# ceilings per rank (rank 0, all ranks measuring): bandwidth %.1f GB/s (best of %zu triads, %zu at the start and "
+                       "after each variant; each row's roof from those just before and after it), FMA peak %.1f GFLOP/s (%s)\n",
+                 ceilings.bandwidth_GBs, ceilings.bandwidth_samples.size(), bench::Ceilings::kTriadRepeats, fma, to_string(isa));
+    std::fprintf(head, "# rates from the best of %d timed calls, each timed to the slowest rank; comm/compute per call, slowest rank\n", o.iters);
+  }
+
   // Rank 0 reports; a failure there (an unwritable --json) is every rank's error.
   int status = 0;
   mpi::collectively([&] {
@@ -254,15 +262,15 @@ int run(const BenchOptions& o) {
                  {"git", bench::git_revision()}, {"date", bench::now_iso8601()}, {"host", bench::host_name()}, {"iters", o.iters},
                  {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger}, {"comms_overlap", overlap},
                  {"headline", "best call, each call timed to the slowest rank"}};
-    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", ceilings.fma_peak_GFLOPs.at(to_string(isa))},
-                     {"per", "rank"}, {"noisy", ceilings.noisy()}};
+    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", fma},
+                     {"bandwidth_samples_GBs", ceilings.bandwidth_samples}, {"per", "rank"}, {"noisy", ceilings.noisy()}};
     j["results"] = nlohmann::json::array();
     for (const auto& r : results) {
       nlohmann::json e = {{"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
                           {"simd", to_string(r.cfg.isa)}, {"nrhs", r.cfg.nrhs}, {"lattice", o.dims}, {"local_lattice", grid.local().extents()},
                           {"grid", grid.grid()}, {"ranks", grid.size()}, {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger},
                           {"tile", r.cfg.tile}, {"gflops", r.gflops}, {"gflops_per_rank", r.gflops_per_rank}, {"rank_gflops", r.rank_gflops},
-                          {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_per_rank * grid.size()},
+                          {"gbytes_model", r.gbytes_model}, {"bandwidth_GBs", r.bandwidth_GBs}, {"roofline_gflops", r.roofline_per_rank * grid.size()},
                           {"percent_of_roofline", r.percent_of_roofline}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
                           {"time_max_s", r.time_max}, {"times_s", r.times}, {"rotating_sets", r.rotating_sets}, {"comm_s", r.comm_s}, {"compute_s", r.compute_s},
                           {"project_s", r.project_s}, {"interior_s", r.interior_s}, {"wait_s", r.wait_s}, {"complete_s", r.complete_s}, {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected},
