@@ -55,11 +55,10 @@ std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>
 
 }  // namespace
 
-void rate_against(VariantResult& r, const Ceilings& ceilings, double bandwidth_GBs) {
-  r.bandwidth_GBs = bandwidth_GBs;
-  const auto peak = ceilings.fma_peak_GFLOPs.find(to_string(r.cfg.isa));
-  r.fma_peak_gflops = peak != ceilings.fma_peak_GFLOPs.end() ? peak->second : 0;
-  r.roofline_gflops = roofline_gflops(bandwidth_GBs, r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30, r.compulsory_bytes);
+void rate_against(VariantResult& r, const Ceilings& ceilings, int first_round) {
+  r.bandwidth_GBs = ceilings.bandwidth_GBs(first_round);
+  r.fma_peak_gflops = ceilings.fma_peak_GFLOPs(r.cfg.isa, first_round);
+  r.roofline_gflops = roofline_gflops(r.bandwidth_GBs, r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30, r.compulsory_bytes);
   r.percent_of_roofline = 100.0 * r.gflops / r.roofline_gflops;
 }
 

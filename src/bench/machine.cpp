@@ -15,18 +15,8 @@
 namespace dslash::bench {
 
 namespace {
-struct Measured {
-  double best, spread;
-};
-// Best and (best - median) / median of the values, where larger is better.
-Measured best_and_spread(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const double best = v.back(), median = v[v.size() / 2];
-  return {best, (best - median) / median};
-}
-
 template <class Real>
-std::vector<double> triad_rates(SimdIsa isa) {
+void run_triads(SimdIsa isa, std::vector<double>& rates) {
   const MachineProbe<Real> probe = machine_probe<Real>(isa);
   const std::uint64_t llc = last_level_cache_bytes();
   const std::uint64_t bytes = std::max<std::uint64_t>(4 * llc, 64u << 20);
@@ -34,44 +24,53 @@ std::vector<double> triad_rates(SimdIsa isa) {
   View<Real, 1> a("triad_a", static_cast<std::size_t>(n)), b("triad_b", static_cast<std::size_t>(n)), c("triad_c", static_cast<std::size_t>(n));
   deep_copy(b, Real(1));
   deep_copy(c, Real(2));
-  std::vector<double> rates;
-  for (std::size_t rep = 0; rep < Ceilings::kTriadRepeats; ++rep)
+  for (int rep = 0; rep < Ceilings::kTriads; ++rep)
     rates.push_back(3.0 * static_cast<double>(n) * sizeof(Real) / probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)) / 1e9);
-  return rates;
 }
 
 template <class Real>
-Measured fma_gflops(SimdIsa isa) {
+void run_fma_loops(SimdIsa isa, std::vector<double>& rates) {
   const MachineProbe<Real> probe = machine_probe<Real>(isa);
-  std::vector<double> rates;
-  for (int rep = 0; rep < 5; ++rep) rates.push_back(probe.fma_peak(4'000'000) / 1e9);
-  return best_and_spread(rates);
+  for (int rep = 0; rep < Ceilings::kFmaLoops; ++rep) rates.push_back(probe.fma_peak(4'000'000) / 1e9);
+}
+
+// The best of v[first], v[first + 1], ...; 0 if there are none.
+double best_from(const std::vector<double>& v, std::size_t first) {
+  return first < v.size() ? *std::max_element(v.begin() + static_cast<std::ptrdiff_t>(first), v.end()) : 0;
+}
+
+// (best - median) / median, where larger is better.
+double spread(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double median = v[v.size() / 2];
+  return (v.back() - median) / median;
 }
 }  // namespace
 
-Ceilings measure_ceilings(const std::vector<SimdIsa>& isas, int bytes_per_real) {
-  Ceilings c;
+void Ceilings::measure_round(const std::vector<SimdIsa>& isas, int bytes_per_real) {
   const SimdIsa widest = isas.empty() ? SimdIsa::Scalar : isas.front();
-  c.resample_bandwidth(widest, bytes_per_real);
+  if (bytes_per_real == 4) run_triads<float>(widest, triads);
+  else run_triads<double>(widest, triads);
   for (SimdIsa isa : isas) {
-    const Measured fma = bytes_per_real == 4 ? fma_gflops<float>(isa) : fma_gflops<double>(isa);
-    c.fma_peak_GFLOPs[to_string(isa)] = fma.best;
-    if (isa == widest) c.fma_spread = fma.spread;
+    std::vector<double>& loops = fma_loops[to_string(isa)];
+    if (bytes_per_real == 4) run_fma_loops<float>(isa, loops);
+    else run_fma_loops<double>(isa, loops);
   }
-  return c;
 }
 
-void Ceilings::resample_bandwidth(SimdIsa isa, int bytes_per_real) {
-  const std::vector<double> rates = bytes_per_real == 4 ? triad_rates<float>(isa) : triad_rates<double>(isa);
-  bandwidth_samples.insert(bandwidth_samples.end(), rates.begin(), rates.end());
-  const Measured bw = best_and_spread(bandwidth_samples);
-  bandwidth_GBs = bw.best;
-  bandwidth_spread = bw.spread;
+double Ceilings::bandwidth_GBs(int first) const { return best_from(triads, static_cast<std::size_t>(first) * kTriads); }
+
+double Ceilings::fma_peak_GFLOPs(SimdIsa isa, int first) const {
+  const auto loops = fma_loops.find(to_string(isa));
+  return loops == fma_loops.end() ? 0 : best_from(loops->second, static_cast<std::size_t>(first) * kFmaLoops);
 }
 
-double Ceilings::best_bandwidth_since(std::size_t first) const {
-  return first < bandwidth_samples.size() ? *std::max_element(bandwidth_samples.begin() + static_cast<std::ptrdiff_t>(first), bandwidth_samples.end())
-                                          : bandwidth_GBs;
+double Ceilings::bandwidth_spread() const { return spread(triads); }
+
+double Ceilings::fma_spread(SimdIsa isa) const {
+  const auto loops = fma_loops.find(to_string(isa));
+  return loops == fma_loops.end() ? 0 : spread(loops->second);
 }
 
 std::uint64_t last_level_cache_bytes() {

@@ -9,27 +9,28 @@
 
 namespace dslash::bench {
 
+// The roofline's two ceilings, measured in rounds with the current OpenMP threads: a round is
+// kTriads STREAM triads (streaming stores, read + written bytes, arrays 4x the LLC and >= 64 MiB)
+// and kFmaLoops FMA loops per instruction set. The bench measures a round at the start and one after
+// every variant, and rates each variant against the best of the rounds just before and after it. On
+// a shared machine both ceilings have slow phases that last seconds, and the Dslash slows in them
+// too (2-core VM, 32^4 vnode single, three runs: triads after the kernel 52, 47 and 31 GB/s, kernel
+// 43.7, 33.1 and 27.3 GFLOP/s; one run's FMA loops read 103 GFLOP/s against 190-204 in the others),
+// so a round at the start alone rated later variants against another phase's ceilings.
 struct Ceilings {
-  double bandwidth_GBs = 0;                     // best STREAM triad of the run, streaming stores, read + written bytes
-  std::vector<double> bandwidth_samples;        // every triad of the run, GB/s
-  std::map<std::string, double> fma_peak_GFLOPs;  // per instruction set used in the run
-  // (best - median) / median over the samples: how much the machine moved while measuring.
-  double bandwidth_spread = 0, fma_spread = 0;
-  bool noisy() const { return bandwidth_spread > 0.10 || fma_spread > 0.10; }
+  static constexpr int kTriads = 9, kFmaLoops = 5;
+  std::vector<double> triads;                              // every triad of the run, GB/s
+  std::map<std::string, std::vector<double>> fma_loops;    // every FMA loop per instruction set, GFLOP/s
 
-  // kTriadRepeats more triads, kept with the others. On a shared machine the memory bandwidth has
-  // slow phases that last seconds, and the Dslash runs slower in them too (2-core VM, 32^4 vnode
-  // single, three runs: triads after the kernel 52, 47 and 31 GB/s, kernel 43.7, 33.1 and 27.3
-  // GFLOP/s), so triads at the start alone put a variant against another phase's ceiling. The bench
-  // samples again after every variant and rates each against the triads just before and after it.
-  static constexpr std::size_t kTriadRepeats = 9;
-  void resample_bandwidth(SimdIsa isa, int bytes_per_real);
-  // The best triad from sample `first` on.
-  double best_bandwidth_since(std::size_t first) const;
+  void measure_round(const std::vector<SimdIsa>& isas, int bytes_per_real);
+  int rounds() const { return static_cast<int>(triads.size()) / kTriads; }
+  // Best over rounds first .. rounds() - 1 (the whole run by default); an FMA peak is 0 if not measured.
+  double bandwidth_GBs(int first = 0) const;
+  double fma_peak_GFLOPs(SimdIsa isa, int first = 0) const;
+  // (best - median) / median over the run: how much the machine moved while measuring.
+  double bandwidth_spread() const;
+  double fma_spread(SimdIsa isa) const;
 };
-
-// Both ceilings with the current OpenMP threads; bandwidth arrays are 4x the LLC (>= 64 MiB each).
-Ceilings measure_ceilings(const std::vector<SimdIsa>& isas, int bytes_per_real);
 
 std::uint64_t last_level_cache_bytes();  // 0 if unknown
 std::string host_name();

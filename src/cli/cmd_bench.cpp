@@ -58,7 +58,8 @@ int run_bench(const BenchOptions& o) {
   std::vector<SimdIsa> isas = {isa};
   if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);  // naive runs scalar
   std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), threads);
-  bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
+  bench::Ceilings ceilings;
+  ceilings.measure_round(isas, F);
   if (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES"))
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
@@ -83,10 +84,10 @@ int run_bench(const BenchOptions& o) {
       req.tune_team = req.cfg.dispatch == Dispatch::Team && o.team_size == "auto";
       std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, total, k.c_str(), disp.c_str());
       try {
-        const std::size_t before = ceilings.bandwidth_samples.size() - bench::Ceilings::kTriadRepeats;
+        const int before = ceilings.rounds() - 1;
         results.push_back(bench.run(req));
-        ceilings.resample_bandwidth(isa, F);
-        bench::rate_against(results.back(), ceilings, ceilings.best_bandwidth_since(before));
+        ceilings.measure_round(isas, F);
+        bench::rate_against(results.back(), ceilings, before);
       } catch (const std::invalid_argument& e) {
         if (o.kernel != "all") throw;
         skipped.push_back(e.what());
@@ -94,7 +95,7 @@ int run_bench(const BenchOptions& o) {
       }
     }
 
-  const double fma = ceilings.fma_peak_GFLOPs.at(to_string(isa));
+  const double bandwidth = ceilings.bandwidth_GBs(), fma = ceilings.fma_peak_GFLOPs(isa);
 
   // The header: what ran where, and both roofline ceilings, measured in this run with these threads.
   FILE* head = o.csv ? stderr : stdout;
@@ -105,13 +106,13 @@ int run_bench(const BenchOptions& o) {
   std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F),
                F == 4 ? "single" : "double", bench::compiler_description().c_str(), bench::build_flags().c_str());
   std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
-  std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (best of %zu STREAM triads with streaming stores, %zu at the start and after each "
-                     "variant; each row's roof from those just before and after it), FMA peak %.1f GFLOP/s (%s)\n",
-               ceilings.bandwidth_GBs, ceilings.bandwidth_samples.size(), bench::Ceilings::kTriadRepeats, fma, to_string(isa));
-  if (ceilings.noisy())
+  std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s): the best of %d "
+                     "rounds, one at the start and one after each variant; each row's roof from the rounds just before and after it\n",
+               bandwidth, fma, to_string(isa), ceilings.rounds());
+  if (ceilings.bandwidth_spread() > 0.10 || ceilings.fma_spread(isa) > 0.10)
     std::fprintf(head, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% best vs median); "
                        "rates and %% of roofline may differ between runs by more than 10%%\n",
-                 100 * ceilings.bandwidth_spread, 100 * ceilings.fma_spread);
+                 100 * ceilings.bandwidth_spread(), 100 * ceilings.fma_spread(isa));
   std::fprintf(head, "# rates from the best of %d timed calls (min/median/max exclude the first), after %d warm-up calls\n", o.iters, o.warmup);
 
   if (o.csv) {
@@ -164,8 +165,12 @@ int run_bench(const BenchOptions& o) {
                  {"flags", bench::build_flags()}, {"git", bench::git_revision()}, {"date", bench::now_iso8601()},
                  {"host", bench::host_name()}, {"iters", o.iters}, {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger},
                  {"headline", "best time of the timed calls"}};
-    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", ceilings.fma_peak_GFLOPs},
-                     {"bandwidth_samples_GBs", ceilings.bandwidth_samples}, {"bandwidth_spread", ceilings.bandwidth_spread}, {"fma_spread", ceilings.fma_spread}, {"noisy", ceilings.noisy()}};
+    nlohmann::json fma_by_simd;
+    for (SimdIsa i : isas) fma_by_simd[to_string(i)] = ceilings.fma_peak_GFLOPs(i);
+    j["ceilings"] = {{"bandwidth_GBs", bandwidth}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", fma_by_simd},
+                     {"rounds", ceilings.rounds()}, {"bandwidth_samples_GBs", ceilings.triads}, {"fma_samples_GFLOPs", ceilings.fma_loops},
+                     {"bandwidth_spread", ceilings.bandwidth_spread()}, {"fma_spread", ceilings.fma_spread(isa)},
+                     {"noisy", ceilings.bandwidth_spread() > 0.10 || ceilings.fma_spread(isa) > 0.10}};
     j["results"] = nlohmann::json::array();
     for (const auto& r : results) j["results"].push_back(result_json(r, o.dims, prec));
     j["skipped"] = skipped;

@@ -181,7 +181,8 @@ int run(const BenchOptions& o) {
   std::vector<SimdIsa> isas = {isa};
   if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);
   MPI_Barrier(grid.comm());
-  bench::Ceilings ceilings = bench::measure_ceilings(isas, F);
+  bench::Ceilings ceilings;
+  ceilings.measure_round(isas, F);
   std::optional<GaugeField<Real>> u_global;
   if (root) {
     u_global.emplace(grid.global(), "bench_gauge_global");
@@ -199,13 +200,14 @@ int run(const BenchOptions& o) {
       if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
       if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, kernels.size() * dispatches.size(), k.c_str(), disp.c_str());
       try {
-        const std::size_t before = ceilings.bandwidth_samples.size() - bench::Ceilings::kTriadRepeats;
+        const int before = ceilings.rounds() - 1;
         results.push_back(run_variant<Real>(grid, u, u_global, cfg, o));
-        MPI_Barrier(grid.comm());  // every rank samples the triad again at once, as at the start
-        ceilings.resample_bandwidth(isa, F);
+        MPI_Barrier(grid.comm());  // every rank measures its next round at once, as at the start
+        ceilings.measure_round(isas, F);
         MpiResult& r = results.back();
-        r.bandwidth_GBs = ceilings.best_bandwidth_since(before);
-        r.roofline_per_rank = bench::roofline_gflops(r.bandwidth_GBs, ceilings.fma_peak_GFLOPs.at(to_string(isa)), r.compulsory_bytes);
+        r.bandwidth_GBs = ceilings.bandwidth_GBs(before);
+        const double peak = ceilings.fma_peak_GFLOPs(r.cfg.isa, before);
+        r.roofline_per_rank = bench::roofline_gflops(r.bandwidth_GBs, peak > 0 ? peak : 1e30, r.compulsory_bytes);
         r.percent_of_roofline = 100.0 * r.gflops_per_rank / r.roofline_per_rank;
       } catch (const mpi::CollectiveError& e) {  // every rank agrees, so every rank skips
         if (o.kernel != "all") throw;
@@ -213,7 +215,7 @@ int run(const BenchOptions& o) {
         if (root) std::fprintf(stderr, "  skipped: %s\n", e.what());
       }
     }
-  const double fma = ceilings.fma_peak_GFLOPs.at(to_string(isa));
+  const double bandwidth = ceilings.bandwidth_GBs(), fma = ceilings.fma_peak_GFLOPs(isa);
   FILE* head = o.csv ? stderr : stdout;
   if (root) {
     std::fprintf(head, "# dslash bench over MPI: %s, %lld local sites per parity\n", grid.describe().c_str(),
@@ -223,9 +225,9 @@ int run(const BenchOptions& o) {
     std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F), prec.c_str(),
                  bench::compiler_description().c_str(), bench::build_flags().c_str());
     std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
-    std::fprintf(head, "# ceilings per rank (rank 0, all ranks measuring): bandwidth %.1f GB/s (best of %zu triads, %zu at the start and "
-                       "after each variant; each row's roof from those just before and after it), FMA peak %.1f GFLOP/s (%s)\n",
-                 ceilings.bandwidth_GBs, ceilings.bandwidth_samples.size(), bench::Ceilings::kTriadRepeats, fma, to_string(isa));
+    std::fprintf(head, "# ceilings per rank (rank 0, all ranks measuring): bandwidth %.1f GB/s, FMA peak %.1f GFLOP/s (%s): the best "
+                       "of %d rounds, one at the start and one after each variant; each row's roof from the rounds just before and after it\n",
+                 bandwidth, fma, to_string(isa), ceilings.rounds());
     std::fprintf(head, "# rates from the best of %d timed calls, each timed to the slowest rank; comm/compute per call, slowest rank\n", o.iters);
   }
 
@@ -262,8 +264,9 @@ int run(const BenchOptions& o) {
                  {"git", bench::git_revision()}, {"date", bench::now_iso8601()}, {"host", bench::host_name()}, {"iters", o.iters},
                  {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger}, {"comms_overlap", overlap},
                  {"headline", "best call, each call timed to the slowest rank"}};
-    j["ceilings"] = {{"bandwidth_GBs", ceilings.bandwidth_GBs}, {"fma_peak_GFLOPs", fma},
-                     {"bandwidth_samples_GBs", ceilings.bandwidth_samples}, {"per", "rank"}, {"noisy", ceilings.noisy()}};
+    j["ceilings"] = {{"bandwidth_GBs", bandwidth}, {"fma_peak_GFLOPs", fma}, {"rounds", ceilings.rounds()},
+                     {"bandwidth_samples_GBs", ceilings.triads}, {"fma_samples_GFLOPs", ceilings.fma_loops}, {"per", "rank"},
+                     {"noisy", ceilings.bandwidth_spread() > 0.10 || ceilings.fma_spread(isa) > 0.10}};
     j["results"] = nlohmann::json::array();
     for (const auto& r : results) {
       nlohmann::json e = {{"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
