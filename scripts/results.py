@@ -3,7 +3,7 @@ import json
 
 
 def load_rows(path):
-    """One dict per result, with the run's threads and volume added (and its bandwidth ceiling, if missing)."""
+    """One dict per result, with the run's threads, ceilings and volume added."""
     with open(path) as f:
         data = json.load(f)
     runs = data["runs"] if "runs" in data else [data]
@@ -12,7 +12,7 @@ def load_rows(path):
         for res in run["results"]:
             row = dict(res)
             row["threads"] = run["meta"]["threads"]
-            row.setdefault("bandwidth_GBs", run["ceilings"]["bandwidth_GBs"])  # files before 6519027: one per run
+            row["bandwidth_GBs"] = run["ceilings"]["bandwidth_GBs"]
             lat = res["lattice"]
             row["volume"] = lat[0] * lat[1] * lat[2] * lat[3]
             rows.append(row)

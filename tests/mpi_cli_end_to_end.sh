@@ -40,7 +40,7 @@ fi
 grep -q "check passed: 9 variant(s)" bench.err || fail "bench --check: $(cat bench.err)"
 [ "$(grep -c '^kernel' bench.txt)" -eq 1 ] || fail "bench printed more than one table"
 grep -q "GF/s rank" bench.txt || fail "no per-rank rate column"
-for key in gflops_per_rank rank_gflops comm_s compute_s halo_bytes_per_rank halo_GBs local_lattice rotating_sets bandwidth_GBs bandwidth_samples_GBs; do
+for key in gflops_per_rank rank_gflops comm_s compute_s halo_bytes_per_rank halo_GBs local_lattice rotating_sets bandwidth_samples_GBs fma_samples_GFLOPs; do
   grep -q "\"$key\"" b.json || fail "bench JSON lacks $key"
 done
 # Halo bytes per rank (naive, the first result): 12 reals x 8 bytes x 128 face sites (1024 local

@@ -55,10 +55,9 @@ std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>
 
 }  // namespace
 
-void rate_against(VariantResult& r, const Ceilings& ceilings, int first_round) {
-  r.bandwidth_GBs = ceilings.bandwidth_GBs(first_round);
-  r.fma_peak_gflops = ceilings.fma_peak_GFLOPs(r.cfg.isa, first_round);
-  r.roofline_gflops = roofline_gflops(r.bandwidth_GBs, r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30, r.compulsory_bytes);
+void rate_against(VariantResult& r, const Ceilings& ceilings) {
+  r.fma_peak_gflops = ceilings.fma_peak_GFLOPs(r.cfg.isa);
+  r.roofline_gflops = roofline_gflops(ceilings.bandwidth_GBs(), r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30, r.compulsory_bytes);
   r.percent_of_roofline = 100.0 * r.gflops / r.roofline_gflops;
 }
 
@@ -169,7 +168,7 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
   const double site_rhs = static_cast<double>(d.output_sites()) * r.cfg.nrhs;
   r.gflops = kFlopsPerSite * site_rhs / r.time_min / 1e9;
   r.gbytes_model = bytes.model * site_rhs / r.time_min / 1e9;
-  r.compulsory_bytes = bytes.compulsory;  // the roofline waits for the triads after this variant: rate_against
+  r.compulsory_bytes = bytes.compulsory;  // the roofline waits for the run's last ceilings: rate_against
 
   if (settings_.traffic) {
     for (int i = 0; i < settings_.warmup; ++i) apply_once(true);

@@ -33,7 +33,6 @@ struct VariantResult {
   double time_min = 0, time_median = 0, time_max = 0;  // over the repetitions after the first
   double gflops = 0, gbytes_model = 0, roofline_gflops = 0, percent_of_roofline = 0, fma_peak_gflops = 0;
   double compulsory_bytes = 0;  // per output site and right-hand side (CONVENTIONS.md)
-  double bandwidth_GBs = 0;     // the triad ceiling of its roofline (fma_peak_gflops: the FMA one)
   double spread = 0;           // (median - min) / min: > 0.1 means the machine was noisy
   double traffic_gflops = 0;   // the traffic alone, at 1320 FLOP per site and RHS; 0 if not measured
   int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
@@ -41,9 +40,8 @@ struct VariantResult {
   double check_error = 0;
 };
 
-// r's roofline from the ceilings' rounds first_round on (the one just before r ran, and after), and
-// r's share of it.
-void rate_against(VariantResult& r, const Ceilings& ceilings, int first_round);
+// r's roofline on the run's best ceilings, and r's share of it.
+void rate_against(VariantResult& r, const Ceilings& ceilings);
 
 template <class Real>
 class Benchmark {

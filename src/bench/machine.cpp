@@ -34,10 +34,7 @@ void run_fma_loops(SimdIsa isa, std::vector<double>& rates) {
   for (int rep = 0; rep < Ceilings::kFmaLoops; ++rep) rates.push_back(probe.fma_peak(4'000'000) / 1e9);
 }
 
-// The best of v[first], v[first + 1], ...; 0 if there are none.
-double best_from(const std::vector<double>& v, std::size_t first) {
-  return first < v.size() ? *std::max_element(v.begin() + static_cast<std::ptrdiff_t>(first), v.end()) : 0;
-}
+double best(const std::vector<double>& v) { return v.empty() ? 0 : *std::max_element(v.begin(), v.end()); }
 
 // (best - median) / median, where larger is better.
 double spread(std::vector<double> v) {
@@ -59,11 +56,11 @@ void Ceilings::measure_round(const std::vector<SimdIsa>& isas, int bytes_per_rea
   }
 }
 
-double Ceilings::bandwidth_GBs(int first) const { return best_from(triads, static_cast<std::size_t>(first) * kTriads); }
+double Ceilings::bandwidth_GBs() const { return best(triads); }
 
-double Ceilings::fma_peak_GFLOPs(SimdIsa isa, int first) const {
+double Ceilings::fma_peak_GFLOPs(SimdIsa isa) const {
   const auto loops = fma_loops.find(to_string(isa));
-  return loops == fma_loops.end() ? 0 : best_from(loops->second, static_cast<std::size_t>(first) * kFmaLoops);
+  return loops == fma_loops.end() ? 0 : best(loops->second);
 }
 
 double Ceilings::bandwidth_spread() const { return spread(triads); }

@@ -12,11 +12,11 @@ namespace dslash::bench {
 // The roofline's two ceilings, measured in rounds with the current OpenMP threads: a round is
 // kTriads STREAM triads (streaming stores, read + written bytes, arrays 4x the LLC and >= 64 MiB)
 // and kFmaLoops FMA loops per instruction set. The bench measures a round at the start and one after
-// every variant, and rates each variant against the best of the rounds just before and after it. On
-// a shared machine both ceilings have slow phases that last seconds, and the Dslash slows in them
-// too (2-core VM, 32^4 vnode single, three runs: triads after the kernel 52, 47 and 31 GB/s, kernel
-// 43.7, 33.1 and 27.3 GFLOP/s; one run's FMA loops read 103 GFLOP/s against 190-204 in the others),
-// so a round at the start alone rated later variants against another phase's ceilings.
+// every variant, and rates every variant against the best of the whole run. On a shared machine
+// both ceilings have slow phases that last seconds: one round at the start put the same 32^4 vnode
+// timings at 40-59% of roofline (2-core VM, three runs), and one FMA round read 51 GFLOP/s (double)
+// against the machine's 101. Rating each variant against the rounds around it overstated instead,
+// whenever those rounds caught a slow phase that the kernel missed (16^4 vnode: 71-74%).
 struct Ceilings {
   static constexpr int kTriads = 9, kFmaLoops = 5;
   std::vector<double> triads;                              // every triad of the run, GB/s
@@ -24,9 +24,9 @@ struct Ceilings {
 
   void measure_round(const std::vector<SimdIsa>& isas, int bytes_per_real);
   int rounds() const { return static_cast<int>(triads.size()) / kTriads; }
-  // Best over rounds first .. rounds() - 1 (the whole run by default); an FMA peak is 0 if not measured.
-  double bandwidth_GBs(int first = 0) const;
-  double fma_peak_GFLOPs(SimdIsa isa, int first = 0) const;
+  // The best of the run; an FMA peak is 0 if not measured.
+  double bandwidth_GBs() const;
+  double fma_peak_GFLOPs(SimdIsa isa) const;
   // (best - median) / median over the run: how much the machine moved while measuring.
   double bandwidth_spread() const;
   double fma_spread(SimdIsa isa) const;

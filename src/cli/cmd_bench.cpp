@@ -24,7 +24,7 @@ nlohmann::json result_json(const bench::VariantResult& r, const Coord& dims, con
       {"simd", to_string(r.cfg.isa)}, {"lanes", r.lanes}, {"nrhs", r.cfg.nrhs}, {"lattice", dims},
       {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"layout", to_string(r.cfg.layout)}, {"tile", r.cfg.tile}, {"tile_source", r.tile_source},
       {"team_size", r.cfg.team_size}, {"sites_per_team", r.cfg.sites_per_team}, {"gflops", r.gflops},
-      {"gbytes_model", r.gbytes_model}, {"bandwidth_GBs", r.bandwidth_GBs}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
+      {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
       {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
       {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets}};
   if (r.checked) j["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
@@ -84,10 +84,8 @@ int run_bench(const BenchOptions& o) {
       req.tune_team = req.cfg.dispatch == Dispatch::Team && o.team_size == "auto";
       std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, total, k.c_str(), disp.c_str());
       try {
-        const int before = ceilings.rounds() - 1;
         results.push_back(bench.run(req));
         ceilings.measure_round(isas, F);
-        bench::rate_against(results.back(), ceilings, before);
       } catch (const std::invalid_argument& e) {
         if (o.kernel != "all") throw;
         skipped.push_back(e.what());
@@ -95,6 +93,7 @@ int run_bench(const BenchOptions& o) {
       }
     }
 
+  for (auto& r : results) bench::rate_against(r, ceilings);
   const double bandwidth = ceilings.bandwidth_GBs(), fma = ceilings.fma_peak_GFLOPs(isa);
 
   // The header: what ran where, and both roofline ceilings, measured in this run with these threads.
@@ -107,7 +106,7 @@ int run_bench(const BenchOptions& o) {
                F == 4 ? "single" : "double", bench::compiler_description().c_str(), bench::build_flags().c_str());
   std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
   std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s): the best of %d "
-                     "rounds, one at the start and one after each variant; each row's roof from the rounds just before and after it\n",
+                     "rounds, one at the start and one after each variant\n",
                bandwidth, fma, to_string(isa), ceilings.rounds());
   if (ceilings.bandwidth_spread() > 0.10 || ceilings.fma_spread(isa) > 0.10)
     std::fprintf(head, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% best vs median); "
