@@ -49,6 +49,7 @@ int run_bench(const BenchOptions& o) {
   if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
   if (user_team < 1) throw std::invalid_argument("--team-size must be >= 1 or auto");
 
+  const std::string started = bench::now_iso8601();  // the header comes after the run, with its final ceilings
   const int threads = omp_get_max_threads();
   const std::uint64_t llc = bench::last_level_cache_bytes();
   // The gauge field, the kernel's packed links (8 per output site: as large as the gauge field for a
@@ -104,7 +105,7 @@ int run_bench(const BenchOptions& o) {
   std::fprintf(head, "# threads %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", threads, env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"));
   std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F),
                F == 4 ? "single" : "double", bench::compiler_description().c_str(), bench::build_flags().c_str());
-  std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
+  std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), started.c_str(), bench::host_name().c_str());
   std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s): the best of %d "
                      "rounds, one at the start and one after each variant\n",
                bandwidth, fma, to_string(isa), ceilings.rounds());
@@ -161,7 +162,7 @@ int run_bench(const BenchOptions& o) {
                  {"llc_bytes", llc}, {"fits_in_llc", llc > 0 && footprint <= llc}, {"threads", threads},
                  {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")},
                  {"simd", to_string(isa)}, {"lanes", simd_lanes(isa, F)}, {"prec", prec}, {"compiler", bench::compiler_description()},
-                 {"flags", bench::build_flags()}, {"git", bench::git_revision()}, {"date", bench::now_iso8601()},
+                 {"flags", bench::build_flags()}, {"git", bench::git_revision()}, {"date", started},
                  {"host", bench::host_name()}, {"iters", o.iters}, {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger},
                  {"headline", "best time of the timed calls"}};
     nlohmann::json fma_by_simd;

@@ -175,6 +175,7 @@ int run(const BenchOptions& o) {
   const int team = o.team_size.empty() ? 1 : std::stoi(o.team_size);
   if (team < 1) throw std::invalid_argument("--team-size must be >= 1");
 
+  const std::string started = bench::now_iso8601();  // the header comes after the run, with its final ceilings
   // Every rank measures at once, as they run: the ceilings are one rank's share of the node.
   if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", omp_get_max_threads());
   std::vector<SimdIsa> isas = {isa};
@@ -222,7 +223,7 @@ int run(const BenchOptions& o) {
                  env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"), overlap ? "on" : "off");
     std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F), prec.c_str(),
                  bench::compiler_description().c_str(), bench::build_flags().c_str());
-    std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), bench::now_iso8601().c_str(), bench::host_name().c_str());
+    std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), started.c_str(), bench::host_name().c_str());
     std::fprintf(head, "# ceilings per rank (rank 0, all ranks measuring): bandwidth %.1f GB/s, FMA peak %.1f GFLOP/s (%s): the best "
                        "of %d rounds, one at the start and one after each variant\n",
                  bandwidth, fma, to_string(isa), ceilings.rounds());
@@ -259,7 +260,7 @@ int run(const BenchOptions& o) {
                  {"volume_per_parity", grid.global().half_volume()}, {"threads", omp_get_max_threads()}, {"threads_per_rank", omp_get_max_threads()},
                  {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")}, {"simd", to_string(isa)},
                  {"lanes", simd_lanes(isa, F)}, {"prec", prec}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
-                 {"git", bench::git_revision()}, {"date", bench::now_iso8601()}, {"host", bench::host_name()}, {"iters", o.iters},
+                 {"git", bench::git_revision()}, {"date", started}, {"host", bench::host_name()}, {"iters", o.iters},
                  {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger}, {"comms_overlap", overlap},
                  {"headline", "best call, each call timed to the slowest rank"}};
     j["ceilings"] = {{"bandwidth_GBs", bandwidth}, {"fma_peak_GFLOPs", fma}, {"rounds", ceilings.rounds()},
