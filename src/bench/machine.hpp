@@ -30,6 +30,7 @@ struct Ceilings {
   // (best - median) / median over the run: how much the machine moved while measuring.
   double bandwidth_spread() const;
   double fma_spread(SimdIsa isa) const;
+  bool noisy(SimdIsa isa) const { return bandwidth_spread() > 0.10 || fma_spread(isa) > 0.10; }
 };
 
 std::uint64_t last_level_cache_bytes();  // 0 if unknown

@@ -109,7 +109,7 @@ int run_bench(const BenchOptions& o) {
   std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s): the best of %d "
                      "rounds, one at the start and one after each variant\n",
                bandwidth, fma, to_string(isa), ceilings.rounds());
-  if (ceilings.bandwidth_spread() > 0.10 || ceilings.fma_spread(isa) > 0.10)
+  if (ceilings.noisy(isa))
     std::fprintf(head, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% best vs median); "
                        "rates and %% of roofline may differ between runs by more than 10%%\n",
                  100 * ceilings.bandwidth_spread(), 100 * ceilings.fma_spread(isa));
@@ -170,7 +170,7 @@ int run_bench(const BenchOptions& o) {
     j["ceilings"] = {{"bandwidth_GBs", bandwidth}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", fma_by_simd},
                      {"rounds", ceilings.rounds()}, {"bandwidth_samples_GBs", ceilings.triads}, {"fma_samples_GFLOPs", ceilings.fma_loops},
                      {"bandwidth_spread", ceilings.bandwidth_spread()}, {"fma_spread", ceilings.fma_spread(isa)},
-                     {"noisy", ceilings.bandwidth_spread() > 0.10 || ceilings.fma_spread(isa) > 0.10}};
+                     {"noisy", ceilings.noisy(isa)}};
     j["results"] = nlohmann::json::array();
     for (const auto& r : results) j["results"].push_back(result_json(r, o.dims, prec));
     j["skipped"] = skipped;

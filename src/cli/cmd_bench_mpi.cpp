@@ -265,7 +265,7 @@ int run(const BenchOptions& o) {
                  {"headline", "best call, each call timed to the slowest rank"}};
     j["ceilings"] = {{"bandwidth_GBs", bandwidth}, {"fma_peak_GFLOPs", fma}, {"rounds", ceilings.rounds()},
                      {"bandwidth_samples_GBs", ceilings.triads}, {"fma_samples_GFLOPs", ceilings.fma_loops}, {"per", "rank"},
-                     {"noisy", ceilings.bandwidth_spread() > 0.10 || ceilings.fma_spread(isa) > 0.10}};
+                     {"noisy", ceilings.noisy(isa)}};
     j["results"] = nlohmann::json::array();
     for (const auto& r : results) {
       nlohmann::json e = {{"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
