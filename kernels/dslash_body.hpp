@@ -285,7 +285,7 @@ struct DslashBody {
                      });
         break;
       case Dispatch::Team: {
-        const index_t chunk = a.sites_per_team > 0 ? a.sites_per_team : 4 * a.team_size;
+        const index_t chunk = a.sites_per_team;
         const index_t first = first_site();
         parallel_for(a.label, TeamPolicy<>((launch_sites() + chunk - 1) / chunk, a.team_size), [&](const TeamMember& m) {
           const index_t base = first + m.league_rank() * chunk;

@@ -95,7 +95,7 @@ void DslashKernel<Real>::set_launch(const std::array<index_t, 4>& tile, int team
   if (sites_per_team < 0) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": sites per team must be >= 0");
   cfg_.tile = tile;
   cfg_.team_size = team_size;
-  cfg_.sites_per_team = sites_per_team;
+  cfg_.sites_per_team = sites_per_team > 0 ? sites_per_team : 4 * index_t{team_size};  // config() reports what runs
 }
 
 template <class Real>

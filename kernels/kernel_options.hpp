@@ -47,7 +47,7 @@ struct DslashConfig {
   int nrhs = 1;                        // mrhs: a multiple of the lane count; naive and vnode: 1
   std::array<index_t, 4> tile{0, 0, 1, 1};  // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
   int team_size = 1;                   // TeamPolicy threads per team
-  index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size
+  index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size (set_launch resolves it)
   // Directions split between domains (MPI ranks): the kernel leaves out the hops that leave this
   // domain, and DslashFaces adds them from the neighbours' halos. All false: periodic in one domain.
   std::array<bool, 4> halo{false, false, false, false};

@@ -28,6 +28,7 @@ for r in j["results"]:
         assert f in r, f
     assert r["lattice"] == [8, 4, 4, 8] and r["check"]["passed"]
     assert r["time_min_s"] <= r["time_median_s"] <= r["time_max_s"]
+    assert r["dispatch"] != "team" or r["sites_per_team"] >= 1, r  # the chunk that ran, not 0 for "default"
     assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6
 # A round of ceilings (nine triads, five FMA loops per instruction set) at the start and after each
 # variant; every roofline from the run's best, at CONVENTIONS.md's compulsory bytes (checkerboarded,
