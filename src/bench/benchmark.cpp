@@ -57,7 +57,7 @@ std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>
 
 void rate_against(VariantResult& r, const Ceilings& ceilings) {
   r.fma_peak_gflops = ceilings.fma_peak_GFLOPs(r.cfg.isa);
-  r.roofline_gflops = roofline_gflops(ceilings.bandwidth_GBs(), r.fma_peak_gflops > 0 ? r.fma_peak_gflops : 1e30, r.compulsory_bytes);
+  r.roofline_gflops = ceilings.roofline_GFLOPs(r.cfg.isa, r.compulsory_bytes);
   r.percent_of_roofline = 100.0 * r.gflops / r.roofline_gflops;
 }
 

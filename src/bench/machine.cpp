@@ -8,6 +8,7 @@
 #include <ctime>
 #include <fstream>
 
+#include "bench/metrics.hpp"
 #include "dslash/core.hpp"
 #include "git_revision.hpp"  // generated at build time: DSLASH_GIT_REVISION
 #include "kernels/dslash_kernel.hpp"
@@ -61,6 +62,11 @@ double Ceilings::bandwidth_GBs() const { return best(triads); }
 double Ceilings::fma_peak_GFLOPs(SimdIsa isa) const {
   const auto loops = fma_loops.find(to_string(isa));
   return loops == fma_loops.end() ? 0 : best(loops->second);
+}
+
+double Ceilings::roofline_GFLOPs(SimdIsa isa, double compulsory_bytes_per_site) const {
+  const double peak = fma_peak_GFLOPs(isa);
+  return roofline_gflops(bandwidth_GBs(), peak > 0 ? peak : 1e30, compulsory_bytes_per_site);
 }
 
 double Ceilings::bandwidth_spread() const { return spread(triads); }

@@ -27,6 +27,9 @@ struct Ceilings {
   // The best of the run; an FMA peak is 0 if not measured.
   double bandwidth_GBs() const;
   double fma_peak_GFLOPs(SimdIsa isa) const;
+  // min(bandwidth x 1320 / compulsory bytes, FMA peak of isa) on the run's best (metrics.hpp); a
+  // peak not measured does not bound it.
+  double roofline_GFLOPs(SimdIsa isa, double compulsory_bytes_per_site) const;
   // (best - median) / median over the run: how much the machine moved while measuring.
   double bandwidth_spread() const;
   double fma_spread(SimdIsa isa) const;

@@ -211,8 +211,7 @@ int run(const BenchOptions& o) {
     }
   const double bandwidth = ceilings.bandwidth_GBs(), fma = ceilings.fma_peak_GFLOPs(isa);
   for (MpiResult& r : results) {  // against the run's best ceilings
-    const double peak = ceilings.fma_peak_GFLOPs(r.cfg.isa);
-    r.roofline_per_rank = bench::roofline_gflops(bandwidth, peak > 0 ? peak : 1e30, r.compulsory_bytes);
+    r.roofline_per_rank = ceilings.roofline_GFLOPs(r.cfg.isa, r.compulsory_bytes);
     r.percent_of_roofline = 100.0 * r.gflops_per_rank / r.roofline_per_rank;
   }
   FILE* head = o.csv ? stderr : stdout;
