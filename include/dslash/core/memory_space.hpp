@@ -1,6 +1,7 @@
 #pragma once
-// Memory spaces: where a View's storage lives. Host only for now; a device space
-// (cudaMalloc / sycl::malloc_device) slots in beside HostSpace without touching kernels.
+// Memory spaces: where a View's storage lives. HostSpace here; a device space (CudaSpace in
+// core/backend/cuda/space.hpp) slots in beside it without touching kernels. A space says whether
+// the host may touch its memory; a space the host cannot touch brings its own copy().
 #include <sys/mman.h>
 
 #include <cstddef>
@@ -15,6 +16,7 @@ inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 struct HostSpace {
   static constexpr const char* name = "host";
+  static constexpr bool host_accessible = true;
 
   // Large allocations are 2 MiB aligned and asked to use transparent huge pages (before the first
   // touch): a stencil's neighbours lie megabytes apart, and 4 KiB pages then miss the TLB on most hops.

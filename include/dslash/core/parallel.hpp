@@ -8,6 +8,9 @@
 
 #include "dslash/core/backend/openmp.hpp"
 #include "dslash/core/backend/serial.hpp"
+#if defined(__CUDACC__)
+#include "dslash/core/backend/cuda/parallel.hpp"  // the GPU patterns need nvcc
+#endif
 #include "dslash/core/policies.hpp"
 #include "dslash/core/profiling.hpp"
 #include "dslash/core/team.hpp"

@@ -3,6 +3,10 @@
 //   RangePolicy    [begin, end)                              f(i)
 //   TeamPolicy     league of teams, team_size threads each   f(const TeamMember&)
 //   MDRangePolicy  Rank-D box [begin, end), cut into tiles   f(i0, i1, ..., i{Rank-1})
+// Every policy has a vector length: how many lanes work on one index together. On a CPU the lanes
+// are a SIMD register inside one thread and the backend ignores it; on a GPU they are that many
+// neighbouring threads (the fastest thread index, as Kokkos maps ThreadVectorRange), each calling f
+// with the same index and finding its lane in its thread index (simd/simt.hpp).
 #include <array>
 #include <cstdint>
 #include <stdexcept>
@@ -10,6 +14,7 @@
 #include <type_traits>
 
 #include "dslash/core/execution_space.hpp"
+#include "dslash/core/macros.hpp"
 
 namespace dslash {
 
@@ -19,15 +24,18 @@ template <class ExecSpace = DefaultExecutionSpace>
 class RangePolicy {
  public:
   using execution_space = ExecSpace;
-  RangePolicy(index_t begin, index_t end) : begin_(begin), end_(end) {
+  RangePolicy(index_t begin, index_t end, int vector_length = 1) : begin_(begin), end_(end), vector_length_(vector_length) {
     if (end < begin) throw std::invalid_argument("RangePolicy: end < begin");
+    if (vector_length < 1) throw std::invalid_argument("RangePolicy: vector length must be >= 1");
   }
   explicit RangePolicy(index_t n) : RangePolicy(0, n) {}
   index_t begin() const { return begin_; }
   index_t end() const { return end_; }
+  int vector_length() const { return vector_length_; }
 
  private:
   index_t begin_, end_;
+  int vector_length_;
 };
 
 template <class ExecSpace = DefaultExecutionSpace>
@@ -46,8 +54,7 @@ class TeamPolicy {
   index_t league_size() const { return league_size_; }
   int team_size() const { return team_size_; }
   int vector_length() const { return vector_length_; }
-  // Serial runs one thread, so its teams have one member; OpenMP teams may oversubscribe cores.
-  static int team_size_max() { return std::is_same_v<ExecSpace, Serial> ? 1 : 256; }
+  static int team_size_max() { return ExecSpace::max_team_size; }
 
  private:
   index_t league_size_;
@@ -65,8 +72,9 @@ class MDRangePolicy {
 
   // Tiles need not divide the extents: the last tile in a direction is cut short. A tile of 0 in a
   // direction means "the whole extent".
-  MDRangePolicy(const point_type& begin, const point_type& end, point_type tile = {})
-      : begin_(begin), end_(end), tile_(tile) {
+  MDRangePolicy(const point_type& begin, const point_type& end, point_type tile = {}, int vector_length = 1)
+      : begin_(begin), end_(end), tile_(tile), vector_length_(vector_length) {
+    if (vector_length < 1) throw std::invalid_argument("MDRangePolicy: vector length must be >= 1");
     for (int r = 0; r < Rank; ++r) {
       if (end_[r] < begin_[r]) throw std::invalid_argument("MDRangePolicy: end < begin in dimension " + std::to_string(r));
       if (tile_[r] < 0) throw std::invalid_argument("MDRangePolicy: negative tile size");
@@ -77,14 +85,20 @@ class MDRangePolicy {
   const point_type& begin() const { return begin_; }
   const point_type& end() const { return end_; }
   const point_type& tile() const { return tile_; }
+  int vector_length() const { return vector_length_; }
   index_t tile_count(int r) const { return tiles_[r]; }
-  index_t num_tiles() const {
+  DSLASH_INLINE_FUNCTION index_t num_tiles() const {
     index_t n = 1;
     for (int r = 0; r < Rank; ++r) n *= tiles_[r];
     return n;
   }
+  DSLASH_INLINE_FUNCTION index_t tile_points() const {
+    index_t n = 1;
+    for (int r = 0; r < Rank; ++r) n *= tile_[r];
+    return n;
+  }
   // Bounds of tile number t (dimension 0 fastest, as lattice site order).
-  void tile_bounds(index_t t, point_type& lo, point_type& hi) const {
+  DSLASH_INLINE_FUNCTION void tile_bounds(index_t t, point_type& lo, point_type& hi) const {
     for (int r = 0; r < Rank; ++r) {
       const index_t k = t % tiles_[r];
       t /= tiles_[r];
@@ -96,6 +110,7 @@ class MDRangePolicy {
  private:
   point_type begin_, end_, tile_;
   point_type tiles_{};
+  int vector_length_;
 };
 
 }  // namespace dslash

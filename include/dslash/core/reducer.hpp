@@ -4,18 +4,20 @@
 #include <array>
 #include <cstddef>
 
+#include "dslash/core/macros.hpp"
+
 namespace dslash {
 
 template <class T>
 struct Sum {
-  static T identity() { return T{}; }
-  static void join(T& into, const T& from) { into += from; }
+  DSLASH_INLINE_FUNCTION static T identity() { return T{}; }
+  DSLASH_INLINE_FUNCTION static void join(T& into, const T& from) { into += from; }
 };
 
 template <class T, std::size_t N>
 struct Sum<std::array<T, N>> {
-  static std::array<T, N> identity() { return {}; }
-  static void join(std::array<T, N>& into, const std::array<T, N>& from) {
+  DSLASH_INLINE_FUNCTION static std::array<T, N> identity() { return {}; }
+  DSLASH_INLINE_FUNCTION static void join(std::array<T, N>& into, const std::array<T, N>& from) {
     for (std::size_t i = 0; i < N; ++i) Sum<T>::join(into[i], from[i]);
   }
 };

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "dslash/core/layout.hpp"
+#include "dslash/core/macros.hpp"
 #include "dslash/core/memory_space.hpp"
 
 namespace dslash {
@@ -67,7 +68,7 @@ class View {
     T* p = static_cast<T*>(Space::allocate(n * sizeof(T)));
     alloc_ = std::shared_ptr<Allocation>(new Allocation{std::move(label), p});
     data_ = p;
-    detail::first_touch(p, n);
+    if constexpr (Space::host_accessible) detail::first_touch(p, n);  // a device space zeroes its own
   }
 
   template <class... I>
@@ -75,13 +76,14 @@ class View {
   View(std::string label, I... extents)
       : View(std::move(label), extents_type{static_cast<std::size_t>(extents)...}) {}
 
+  // Callable on the side whose memory the View holds (a CudaSpace View inside a GPU kernel).
   template <class... I>
     requires(sizeof...(I) == Rank)
-  T& operator()(I... idx) const {
-    const std::array<std::size_t, Rank> i{static_cast<std::size_t>(idx)...};
+  DSLASH_INLINE_FUNCTION T& operator()(I... idx) const {
+    const std::size_t i[Rank] = {static_cast<std::size_t>(idx)...};
     std::size_t offset = 0;
     for (std::size_t r = 0; r < Rank; ++r) {
-#ifdef DSLASH_BOUNDS_CHECK
+#if defined(DSLASH_BOUNDS_CHECK) && !DSLASH_ON_DEVICE
       if (i[r] >= extents_[r]) detail::bounds_failure(label(), r, i[r], extents_[r]);
 #endif
       offset += i[r] * strides_[r];
@@ -89,12 +91,12 @@ class View {
     return data_[offset];
   }
 
-  T* data() const { return data_; }
-  std::size_t extent(std::size_t r) const { return r < Rank ? extents_[r] : 1; }
-  std::size_t stride(std::size_t r) const { return r < Rank ? strides_[r] : 0; }
+  DSLASH_INLINE_FUNCTION T* data() const { return data_; }
+  DSLASH_INLINE_FUNCTION std::size_t extent(std::size_t r) const { return r < Rank ? extents_[r] : 1; }
+  DSLASH_INLINE_FUNCTION std::size_t stride(std::size_t r) const { return r < Rank ? strides_[r] : 0; }
   const extents_type& extents() const { return extents_; }
-  std::size_t size() const { return size_; }
-  std::size_t span_bytes() const { return size_ * sizeof(T); }
+  DSLASH_INLINE_FUNCTION std::size_t size() const { return size_; }
+  DSLASH_INLINE_FUNCTION std::size_t span_bytes() const { return size_ * sizeof(T); }
   bool is_allocated() const { return alloc_ != nullptr; }
   long use_count() const { return alloc_.use_count(); }
   const std::string& label() const {
@@ -136,14 +138,19 @@ View<T, R, L, HostSpace> create_mirror(const View<T, R, L, S>& v) {
   return View<T, R, L, HostSpace>(v.label() + "_mirror", v.extents());
 }
 
-// Copy every element of src into dst; extents must match, layouts may differ.
+// Copy every element of src into dst; extents must match. Layouts may differ between host Views;
+// a copy to or from a device space needs the same layout (one contiguous transfer).
 template <class T, std::size_t R, class LD, class SD, class LS, class SS>
 void deep_copy(const View<T, R, LD, SD>& dst, const View<T, R, LS, SS>& src) {
   if (dst.extents() != src.extents())
     throw std::invalid_argument("deep_copy: extents of \"" + dst.label() + "\" and \"" + src.label() +
                                 "\" differ");
   if (dst.data() == src.data()) return;
-  if constexpr (std::is_same_v<LD, LS>) {
+  if constexpr (!SD::host_accessible || !SS::host_accessible) {
+    static_assert(std::is_same_v<LD, LS>, "deep_copy to or from device memory needs the same layout on both sides");
+    if constexpr (!SD::host_accessible) SD::copy(dst.data(), src.data(), src.span_bytes());
+    else SS::copy(dst.data(), src.data(), src.span_bytes());
+  } else if constexpr (std::is_same_v<LD, LS>) {
     std::memcpy(static_cast<void*>(dst.data()), static_cast<const void*>(src.data()), src.span_bytes());
   } else {
     // Walk the destination in its own storage order and gather from the source.
@@ -163,9 +170,15 @@ void deep_copy(const View<T, R, LD, SD>& dst, const View<T, R, LS, SS>& src) {
   }
 }
 
-// Set every element to value.
+// Set every element to value (in device memory: through a host mirror, for setting up, not speed).
 template <class T, std::size_t R, class L, class S>
 void deep_copy(const View<T, R, L, S>& dst, const T& value) {
+  if constexpr (!S::host_accessible) {
+    const auto host = create_mirror(dst);
+    deep_copy(host, value);
+    deep_copy(dst, host);
+    return;
+  }
   const auto n = static_cast<long long>(dst.size());
   T* p = dst.data();
 #pragma omp parallel for schedule(static)

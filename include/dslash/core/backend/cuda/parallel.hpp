@@ -1,0 +1,207 @@
+#pragma once
+// CUDA backend: the parallel patterns on the GPU (include only from .cu files, compiled by nvcc).
+//   RangePolicy    blocks of (vector_length x kRangeThreads / vector_length) threads, one index per
+//                  threadIdx.y row
+//   TeamPolicy     one block per team: threadIdx.y is the team rank, threadIdx.x the vector lane
+//   MDRangePolicy  one block per tile; the block's rows walk the tile's points, dimension 0 fastest
+// Every lane of an index calls f with that index (simd/simt.hpp: the lane is threadIdx.x). Launches
+// are asynchronous (Cuda::fence() waits); a launch the GPU refuses throws at once. Reductions sum
+// each block in shared memory in a fixed tree, then the block partials on the host in block order:
+// the same launch shape gives bitwise the same sum.
+#include <algorithm>
+#include <array>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "dslash/core/backend/cuda/space.hpp"
+#include "dslash/core/reducer.hpp"
+#include "dslash/core/team.hpp"
+
+namespace dslash::backend {
+
+namespace cuda_detail {
+
+inline constexpr int kRangeThreads = 256;  // threads per block of a range or tile launch
+inline constexpr int kMaxThreads = 1024;   // per block, every GPU since Fermi
+
+inline void check_launch(const char* what) { cuda::check(cudaGetLastError(), what); }
+
+inline dim3 block_of(int vector_length, int rows, const char* what) {
+  if (vector_length * rows > kMaxThreads)
+    throw std::invalid_argument(std::string(what) + ": " + std::to_string(rows) + " threads x vector length " + std::to_string(vector_length) +
+                                " exceed the GPU's " + std::to_string(kMaxThreads) + " threads per block");
+  return dim3(static_cast<unsigned>(vector_length), static_cast<unsigned>(rows), 1);
+}
+
+inline unsigned grid_of(index_t blocks, const char* what) {
+  if (blocks > 0x7fffffff) throw std::invalid_argument(std::string(what) + ": more than 2^31 - 1 blocks");
+  return static_cast<unsigned>(blocks);
+}
+
+// Rows of a range launch: whole blocks of kRangeThreads threads, at least one row.
+inline int range_rows(int vector_length) { return std::max(1, kRangeThreads / vector_length); }
+
+template <class F>
+__global__ void range_for(F f, index_t begin, index_t end) {
+  const index_t i = begin + static_cast<index_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  if (i < end) f(i);
+}
+
+template <class F>
+__global__ void team_for(F f, index_t league_size) {
+  f(TeamMember(blockIdx.x, league_size, static_cast<int>(threadIdx.y), static_cast<int>(blockDim.y), static_cast<int>(blockDim.x), nullptr));
+}
+
+template <int Rank>
+__device__ inline void tile_point(index_t p, const std::array<index_t, Rank>& lo, const std::array<index_t, Rank>& hi,
+                                  std::array<index_t, Rank>& x) {
+  for (int r = 0; r < Rank; ++r) {
+    const index_t n = hi[r] - lo[r];
+    x[r] = lo[r] + p % n;
+    p /= n;
+  }
+}
+
+template <int Rank, class F, std::size_t... R>
+__device__ inline void call_point(const F& f, const std::array<index_t, Rank>& x, std::index_sequence<R...>) {
+  f(x[R]...);
+}
+
+template <int Rank, class F>
+__global__ void mdrange_for(F f, MDRangePolicy<Rank, Cuda> p) {
+  std::array<index_t, Rank> lo, hi, x;
+  p.tile_bounds(blockIdx.x, lo, hi);
+  index_t points = 1;
+  for (int r = 0; r < Rank; ++r) points *= hi[r] - lo[r];
+  for (index_t k = threadIdx.y; k < points; k += blockDim.y) {
+    tile_point<Rank>(k, lo, hi, x);
+    call_point<Rank>(f, x, std::make_index_sequence<Rank>{});
+  }
+}
+
+// The block's threads add their partials in shared memory, halving each step; thread 0 stores the sum.
+template <class T>
+__device__ void block_sum(T local, T* partials) {
+  extern __shared__ unsigned char shared_bytes[];
+  T* s = reinterpret_cast<T*>(shared_bytes);
+  const unsigned n = blockDim.x * blockDim.y, t = threadIdx.y * blockDim.x + threadIdx.x;
+  s[t] = local;
+  __syncthreads();
+  for (unsigned half = 1; half < n; half *= 2) {
+    if (t % (2 * half) == 0 && t + half < n) Sum<T>::join(s[t], s[t + half]);
+    __syncthreads();
+  }
+  if (t == 0) partials[blockIdx.x] = s[0];
+}
+
+template <class T, class F>
+__global__ void range_reduce(F f, index_t begin, index_t end, T* partials) {
+  T local = Sum<T>::identity();
+  const index_t i = begin + static_cast<index_t>(blockIdx.x) * blockDim.y + threadIdx.y;
+  if (i < end) f(i, local);
+  block_sum(local, partials);
+}
+
+template <class T, class F>
+__global__ void team_reduce(F f, index_t league_size, T* partials) {
+  T local = Sum<T>::identity();
+  f(TeamMember(blockIdx.x, league_size, static_cast<int>(threadIdx.y), static_cast<int>(blockDim.y), static_cast<int>(blockDim.x), nullptr), local);
+  block_sum(local, partials);
+}
+
+template <int Rank, class T, class F>
+__global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, T* partials) {
+  T local = Sum<T>::identity();
+  std::array<index_t, Rank> lo, hi, x;
+  p.tile_bounds(blockIdx.x, lo, hi);
+  index_t points = 1;
+  for (int r = 0; r < Rank; ++r) points *= hi[r] - lo[r];
+  for (index_t k = threadIdx.y; k < points; k += blockDim.y) {
+    tile_point<Rank>(k, lo, hi, x);
+    [&]<std::size_t... R>(std::index_sequence<R...>) { f(x[R]..., local); }(std::make_index_sequence<Rank>{});
+  }
+  block_sum(local, partials);
+}
+
+// Runs launch(partials) over `blocks` blocks of `threads` threads and joins the partials in order.
+template <class T, class Launch>
+T reduce_blocks(unsigned blocks, unsigned threads, const Launch& launch) {
+  static_assert(std::is_trivially_copyable_v<T>, "CUDA reductions need a trivially copyable result type");
+  T result = Sum<T>::identity();
+  if (blocks == 0) return result;
+  T* partials = static_cast<T*>(CudaSpace::allocate(blocks * sizeof(T)));
+  try {
+    launch(partials, static_cast<std::size_t>(threads) * sizeof(T));
+    check_launch("parallel_reduce launch");
+    std::vector<T> host(blocks);
+    CudaSpace::copy(host.data(), partials, blocks * sizeof(T));
+    for (const T& p : host) Sum<T>::join(result, p);
+  } catch (...) {
+    CudaSpace::deallocate(partials);
+    throw;
+  }
+  CudaSpace::deallocate(partials);
+  return result;
+}
+
+}  // namespace cuda_detail
+
+template <class F>
+void parallel_for(const RangePolicy<Cuda>& p, const F& f) {
+  const index_t n = p.end() - p.begin();
+  if (n == 0) return;
+  const int rows = cuda_detail::range_rows(p.vector_length());
+  const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
+  cuda_detail::range_for<<<cuda_detail::grid_of((n + rows - 1) / rows, "RangePolicy on cuda"), block>>>(f, p.begin(), p.end());
+  cuda_detail::check_launch("parallel_for(RangePolicy<Cuda>) launch");
+}
+
+template <class F>
+void parallel_for(const TeamPolicy<Cuda>& p, const F& f) {
+  if (p.league_size() == 0) return;
+  const dim3 block = cuda_detail::block_of(p.vector_length(), p.team_size(), "TeamPolicy on cuda");
+  cuda_detail::team_for<<<cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda"), block>>>(f, p.league_size());
+  cuda_detail::check_launch("parallel_for(TeamPolicy<Cuda>) launch");
+}
+
+template <int Rank, class F>
+void parallel_for(const MDRangePolicy<Rank, Cuda>& p, const F& f) {
+  if (p.num_tiles() == 0 || p.tile_points() == 0) return;
+  const int rows = static_cast<int>(std::min<index_t>(p.tile_points(), cuda_detail::range_rows(p.vector_length())));
+  const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
+  cuda_detail::mdrange_for<Rank><<<cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda"), block>>>(f, p);
+  cuda_detail::check_launch("parallel_for(MDRangePolicy<Cuda>) launch");
+}
+
+template <class T, class F>
+void parallel_reduce(const RangePolicy<Cuda>& p, const F& f, T& result) {
+  const index_t n = p.end() - p.begin();
+  const int rows = cuda_detail::range_rows(p.vector_length());
+  const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
+  const unsigned blocks = cuda_detail::grid_of((n + rows - 1) / rows, "RangePolicy on cuda");
+  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
+    cuda_detail::range_reduce<T><<<blocks, block, shared>>>(f, p.begin(), p.end(), partials);
+  });
+}
+
+template <class T, class F>
+void parallel_reduce(const TeamPolicy<Cuda>& p, const F& f, T& result) {
+  const dim3 block = cuda_detail::block_of(p.vector_length(), p.team_size(), "TeamPolicy on cuda");
+  const unsigned blocks = cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda");
+  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
+    cuda_detail::team_reduce<T><<<blocks, block, shared>>>(f, p.league_size(), partials);
+  });
+}
+
+template <int Rank, class T, class F>
+void parallel_reduce(const MDRangePolicy<Rank, Cuda>& p, const F& f, T& result) {
+  const int rows = static_cast<int>(std::max<index_t>(1, std::min<index_t>(p.tile_points(), cuda_detail::range_rows(p.vector_length()))));
+  const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
+  const unsigned blocks = p.tile_points() == 0 ? 0 : cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda");
+  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
+    cuda_detail::mdrange_reduce<Rank, T><<<blocks, block, shared>>>(f, p, partials);
+  });
+}
+
+}  // namespace dslash::backend

@@ -1,0 +1,134 @@
+#pragma once
+// The CUDA backend's spaces, in plain C++ over the CUDA runtime API (any host compiler):
+//   Cuda       the execution space: kernels on the current GPU, on the default stream, asynchronous
+//              to the host as Kokkos's are; fence() waits for them
+//   CudaSpace  the memory space: device memory from cudaMalloc, never touched by the host
+// The parallel patterns themselves (core/backend/cuda/parallel.hpp) need nvcc.
+// Every CUDA runtime error becomes a std::runtime_error naming the call and the runtime's message.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+namespace dslash {
+
+namespace cuda {
+
+inline void check(cudaError_t err, const char* call) {
+  if (err != cudaSuccess) throw std::runtime_error(std::string("CUDA error in ") + call + ": " + cudaGetErrorString(err));
+}
+
+// What a run header says about the GPU.
+struct DeviceInfo {
+  std::string name;
+  int multiprocessors = 0, compute_major = 0, compute_minor = 0, driver_version = 0, runtime_version = 0;
+  std::size_t memory_bytes = 0, l2_bytes = 0;
+  int max_threads_per_block = 0, max_threads_per_multiprocessor = 0;
+};
+
+// Empty if a GPU can be used, else the reason in words ("no CUDA device: ...").
+inline std::string unavailable_reason() {
+  int n = 0;
+  const cudaError_t err = cudaGetDeviceCount(&n);
+  if (err != cudaSuccess) {
+    (void)cudaGetLastError();  // clear the sticky error for later callers
+    return std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+  }
+  return n > 0 ? std::string() : std::string("no CUDA device found");
+}
+
+inline DeviceInfo device_info() {
+  int dev = 0;
+  check(cudaGetDevice(&dev), "cudaGetDevice");
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, dev), "cudaGetDeviceProperties");
+  DeviceInfo d;
+  d.name = p.name;
+  d.multiprocessors = p.multiProcessorCount;
+  d.compute_major = p.major;
+  d.compute_minor = p.minor;
+  d.memory_bytes = p.totalGlobalMem;
+  d.l2_bytes = static_cast<std::size_t>(p.l2CacheSize);
+  d.max_threads_per_block = p.maxThreadsPerBlock;
+  d.max_threads_per_multiprocessor = p.maxThreadsPerMultiProcessor;
+  check(cudaDriverGetVersion(&d.driver_version), "cudaDriverGetVersion");
+  check(cudaRuntimeGetVersion(&d.runtime_version), "cudaRuntimeGetVersion");
+  return d;
+}
+
+// Device memory that is free now, in bytes.
+inline std::size_t free_memory() {
+  std::size_t free = 0, total = 0;
+  check(cudaMemGetInfo(&free, &total), "cudaMemGetInfo");
+  return free;
+}
+
+// GPU time between two points of the default stream, from CUDA events (what a kernel took, without
+// the launch latency a host clock adds).
+class EventTimer {
+ public:
+  EventTimer() {
+    check(cudaEventCreate(&start_), "cudaEventCreate");
+    check(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  ~EventTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  EventTimer(const EventTimer&) = delete;
+  EventTimer& operator=(const EventTimer&) = delete;
+  void start() { check(cudaEventRecord(start_), "cudaEventRecord"); }
+  // Waits for the work since start() and returns its seconds.
+  double stop() {
+    check(cudaEventRecord(stop_), "cudaEventRecord");
+    check(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    return 1e-3 * ms;
+  }
+
+ private:
+  cudaEvent_t start_{}, stop_{};
+};
+
+}  // namespace cuda
+
+struct Cuda {
+  static constexpr const char* name = "cuda";
+  static constexpr int max_team_size = 1024;  // threads per block; with a vector length, the product
+  // Threads the GPU keeps resident at once.
+  static int concurrency() {
+    const cuda::DeviceInfo d = cuda::device_info();
+    return d.multiprocessors * d.max_threads_per_multiprocessor;
+  }
+  // Waits for every kernel launched so far; a kernel's own fault surfaces here.
+  static void fence() { cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (a kernel failed)"); }
+};
+
+struct CudaSpace {
+  static constexpr const char* name = "cuda";
+  static constexpr bool host_accessible = false;
+  using execution_space = Cuda;
+
+  static void* allocate(std::size_t bytes) {
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, bytes == 0 ? 1 : bytes);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();
+      std::size_t free = 0, total = 0;
+      cudaMemGetInfo(&free, &total);
+      throw std::length_error("device memory: cannot allocate " + std::to_string(bytes >> 20) + " MiB (" + std::to_string(free >> 20) +
+                              " MiB free of " + std::to_string(total >> 20) + ")");
+    }
+    cuda::check(err, "cudaMalloc");
+    cuda::check(cudaMemset(p, 0, bytes), "cudaMemset");  // Views start zeroed, as on the host
+    return p;
+  }
+  static void deallocate(void* p) noexcept { cudaFree(p); }
+  static std::size_t available_bytes() { return cuda::free_memory(); }
+  // A copy with at least one side in device memory (unified addressing tells the direction).
+  static void copy(void* dst, const void* src, std::size_t bytes) { cuda::check(cudaMemcpy(dst, src, bytes, cudaMemcpyDefault), "cudaMemcpy"); }
+};
+
+}  // namespace dslash
