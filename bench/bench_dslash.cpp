@@ -11,6 +11,9 @@
 #include "dslash/lattice/field_ops.hpp"
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash {
 namespace {
@@ -35,6 +38,41 @@ void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) 
   state.counters["bytes/s(model)"] = benchmark::Counter(bytes.model * site_rhs, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
   state.SetLabel(d.label());
 }
+
+#if defined(DSLASH_HAVE_CUDA)
+// The same on the GPU: each iteration timed with CUDA events around the launch (manual time), the
+// fields resident in device memory. Skipped with the reason where no GPU is usable.
+template <class Real>
+void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) {
+  if (const std::string why = cuda::unavailable_reason(); !why.empty()) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const int L = static_cast<int>(state.range(0));
+  const Geometry geom({L, L, L, L});
+  GaugeField<Real> u(geom);
+  fill_random_su3(u, 1);
+  DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .team_size = 32};
+  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(SimdIsa::Simt, sizeof(Real)) : 1;
+  const DslashKernel<Real, CudaSpace> d(u, cfg);
+  std::vector<SpinorField<Real>> in;
+  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
+  const auto packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
+  d.pack(in, packed_in);
+  d.apply(packed_in, packed_out);  // warm-up
+  cuda::EventTimer timer;
+  for (auto _ : state) {
+    timer.start();
+    d.apply(packed_in, packed_out);
+    state.SetIterationTime(timer.stop());
+  }
+  const double site_rhs = static_cast<double>(d.output_sites()) * cfg.nrhs * static_cast<double>(state.iterations());
+  const auto bytes = bench::bytes_per_site(true, sizeof(Real), kernel == KernelFamily::Mrhs ? cfg.nrhs : 1);
+  state.counters["FLOP/s"] = benchmark::Counter(bench::kFlopsPerSite * site_rhs, benchmark::Counter::kIsRate);
+  state.counters["bytes/s(model)"] = benchmark::Counter(bytes.model * site_rhs, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+  state.SetLabel(d.label());
+}
+#endif
 
 // The halo work of a domain split in `splits` directions: project every face into its message
 // buffer, then complete every boundary site from it (the faces wrapped onto their own domain, as
@@ -174,6 +212,16 @@ void register_all() {
                          : benchmark::RegisterBenchmark(name.c_str(), BM_Dslash<double>, k, d);
         b->Arg(8)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
       }
+#if defined(DSLASH_HAVE_CUDA)
+  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
+    for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})
+      for (bool single : {true, false}) {
+        const std::string name = std::string("cuda/") + to_string(k) + "/" + to_string(d) + "/" + (single ? "single" : "double");
+        auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_CudaDslash<float>, k, d)
+                         : benchmark::RegisterBenchmark(name.c_str(), BM_CudaDslash<double>, k, d);
+        b->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
+      }
+#endif
   // t split (a 1.1.1.N grid) and all four split (2.2.2.2).
   for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
     for (bool all : {false, true})

@@ -6,13 +6,17 @@
 // (naive with W = 1, mrhs: links broadcast). Each hop, one spin row of the half spinor at a time:
 // project, permute it if the hop crosses the fold, the colour mat-vec, reconstruct into the
 // accumulator (a site's 12 output components, kept in L1).
+// The same body runs on the GPU (kernels/dslash_cuda.cu) with Vec = simd::SimtLane: the W lanes are
+// W neighbouring threads, and the launch runs on the Cuda execution space with that vector length.
 #include <utility>
 
 #include "dslash/core.hpp"
+#include "dslash/core/macros.hpp"
 #include "kernels/dslash_runner.hpp"
 #include "kernels/kernel_layout.hpp"
 #include "simd/complex.hpp"
 #include "simd/fence.hpp"
+#include "simd/lane_traits.hpp"
 #include "kernels/spin_projector.hpp"
 
 namespace dslash::kernels {
@@ -29,7 +33,7 @@ constexpr int lane_bit(int mu) {
 
 // a + K z for K in {+1, -1, +i, -i}, written as 1, -1, 2, -2: a sign flip or an i is free.
 template <int K, class V>
-inline Complex<V> add_unit(const Complex<V>& a, const Complex<V>& z) {
+DSLASH_INLINE_FUNCTION Complex<V> add_unit(const Complex<V>& a, const Complex<V>& z) {
   if constexpr (K == 1) return {a.re + z.re, a.im + z.im};
   else if constexpr (K == -1) return {a.re - z.re, a.im - z.im};
   else if constexpr (K == 2) return {a.re - z.im, a.im + z.re};
@@ -39,32 +43,46 @@ inline Complex<V> add_unit(const Complex<V>& a, const Complex<V>& z) {
 // Complex component k (= 3*spin + colour) of the spinor whose component 0 is at p: (re, im) vectors
 // component_stride vectors apart.
 template <class Vec, class Real>
-inline Complex<Vec> load_component(const Real* p, int k, index_t component_stride) {
+DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t component_stride) {
   constexpr index_t W = static_cast<index_t>(Vec::size);
   return {Vec::load_aligned(p + 2 * k * component_stride * W), Vec::load_aligned(p + (2 * k + 1) * component_stride * W)};
 }
 
-// SiteMajor: the spinors are stored site-major (LayoutRight, the default), so a site's 24 component
-// vectors are adjacent and every load and store offset is a constant. With the stride read at run
-// time, each neighbour needs 24 computed offsets, which spill (mrhs AVX2: ~170 extra integer
-// instructions per site, more than the projection's own loads and adds).
+// SiteMajor: the spinors and links are stored site-major (LayoutRight, the CPU default), so a site's
+// 24 component vectors are adjacent and every load and store offset is a constant. With the stride
+// read at run time, each neighbour needs 24 computed offsets, which spill on a CPU (mrhs AVX2: ~170
+// extra integer instructions per site, more than the projection's own loads and adds). Not site-major
+// (LayoutLeft), component e of every site is one array, site fastest: what a GPU warp coalesces.
 template <class Real, class Vec, bool Folded, bool SiteMajor = false>
 struct DslashBody {
   static constexpr int W = static_cast<int>(Vec::size);
-  static constexpr int kRowReals = 6 * (Folded ? W : 1);  // one colour row of one link: 3 complex
-  static constexpr int kLinkReals = 3 * kRowReals;       // one link
+  static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
+  static constexpr int kRowReals = 6 * kLinkLanes;        // one colour row of one link: 3 complex
+  static constexpr int kLinkReals = 3 * kRowReals;        // one link
+  static constexpr bool kSimt = simd::is_simt<Vec>;      // lanes are GPU threads, not a register
   // Link prefetch was measured per vector width; see site.
-  static constexpr bool kVector512 = W * sizeof(Real) >= 64;
+  static constexpr bool kVector512 = W * sizeof(Real) >= 64 && !kSimt;
   using C = Complex<Vec>;
 
-  const RunArgs<Real>& a;
+  RunArgs<Real> a;   // a copy: a GPU kernel takes the body by value
   index_t x_extent;  // outer x extent of the output index space: l0 / 2 checkerboarded, l0 full
 
   explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {}
 
-  index_t component_stride() const {
+  DSLASH_INLINE_FUNCTION index_t component_stride() const {
     if constexpr (SiteMajor) return 1;
     else return a.component_stride;
+  }
+  // Distance between a link's stored components, in reals over kLinkLanes: 1 site-major, else the
+  // number of outer sites (component-major, as the spinors).
+  DSLASH_INLINE_FUNCTION index_t link_stride() const {
+    if constexpr (SiteMajor) return 1;
+    else return a.link_stride;
+  }
+  // The first stored component of output site i's 8 links.
+  DSLASH_INLINE_FUNCTION const Real* site_links(index_t i) const {
+    if constexpr (SiteMajor) return a.links + i * 8 * kLinkReals;
+    else return a.links + i * kLinkLanes;
   }
 
   // Sites in the launch: outer t in [t_begin, t_end), all of x (or x/2), y, z; in index order they
@@ -74,13 +92,13 @@ struct DslashBody {
   index_t launch_sites() const { return slab_sites() * (a.t_end - a.t_begin); }
 
   // Outer coordinates from the output index space (x or x/2, y, z, t).
-  void coords(index_t xi, index_t y, index_t z, index_t t, index_t (&x)[4]) const {
+  DSLASH_INLINE_FUNCTION void coords(index_t xi, index_t y, index_t z, index_t t, index_t (&x)[4]) const {
     x[0] = a.checkerboard ? 2 * xi + ((y + z + t + a.out_parity) & 1) : xi;
     x[1] = y;
     x[2] = z;
     x[3] = t;
   }
-  void coords(index_t i, index_t (&x)[4]) const {
+  DSLASH_INLINE_FUNCTION void coords(index_t i, index_t (&x)[4]) const {
     const index_t xi = i % x_extent;
     i /= x_extent;
     const index_t y = i % a.outer[1];
@@ -88,19 +106,20 @@ struct DslashBody {
     coords(xi, y, i % a.outer[2], i / a.outer[2], x);
   }
   // Storage index of outer coordinates in the input field.
-  index_t in_index(const index_t (&x)[4]) const {
+  DSLASH_INLINE_FUNCTION index_t in_index(const index_t (&x)[4]) const {
     const index_t lex = x[0] + a.outer[0] * (x[1] + a.outer[1] * (x[2] + a.outer[2] * x[3]));
     return a.checkerboard ? lex / 2 : lex;
   }
 
-  static C link(const Real* lk, int ab) {
-    if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W), Vec::load_aligned(lk + (2 * ab + 1) * W)};
-    else return {Vec(lk[2 * ab]), Vec(lk[2 * ab + 1])};  // broadcast across the right-hand sides
+  // Complex entry ab of the link row at lk, its stored components ls * kLinkLanes reals apart.
+  DSLASH_INLINE_FUNCTION static C link(const Real* lk, int ab, index_t ls = 1) {
+    if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W * ls), Vec::load_aligned(lk + (2 * ab + 1) * W * ls)};
+    else return {Vec(lk[2 * ab * ls]), Vec(lk[(2 * ab + 1) * ls])};  // broadcast across the right-hand sides
   }
 
   // Hop H (0..7): direction Mu = H / 2, forward when H is even.
   template <bool Dagger, int H>
-  static constexpr int sign() {
+  DSLASH_INLINE_FUNCTION static constexpr int sign() {
     return projector_sign(H % 2 == 0, Dagger);
   }
 
@@ -109,7 +128,7 @@ struct DslashBody {
   // then for each colour row r, U(r, :) h added to the two output spins it feeds.
   // `wraps`: the hop leaves the outer lattice (for a folded direction: it crosses the fold).
   template <bool Dagger, int H, int K>
-  [[gnu::always_inline]] void half_hop(C (&acc)[3][4], const Real* psi, bool wraps, const Real* links) const {
+  DSLASH_FORCE_INLINE void half_hop(C (&acc)[3][4], const Real* psi, bool wraps, const Real* links) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>();
     C h[3];
     project_row<Mu, S, K>(h, psi, component_stride());
@@ -118,7 +137,8 @@ struct DslashBody {
         for (C& z : h) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
     }
     if (wraps && a.halo[Mu]) drop_remote_lanes<H>(h);
-    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], row_times(links + link_row(H, r) * kRowReals, h));
+    const index_t ls = link_stride();
+    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], row_times(links + link_row(H, r) * kRowReals * ls, h, ls));
   }
 
   // Direction Mu is split between domains: the lanes whose neighbour lies in another domain get
@@ -126,10 +146,12 @@ struct DslashBody {
   // Folded, the lane's virtual node (0 = lower half of the domain, 1 = upper) decides:
   //   forward hop, node 0 | node 1 -> node 1 | beyond: keep node 0, drop node 1 (and the mirror backward)
   template <int H>
-  static void drop_remote_lanes(C (&h)[3]) {
+  DSLASH_INLINE_FUNCTION static void drop_remote_lanes(C (&h)[3]) {
     constexpr int Bit = lane_bit<W>(H / 2);
     Vec keep(Real(0));
-    if constexpr (Folded && Bit >= 0) {
+    if constexpr (Folded && Bit >= 0 && kSimt) {
+      keep = Vec(((Vec::lane() >> Bit) & 1) == (H % 2 == 0 ? 0 : 1) ? Real(1) : Real(0));
+    } else if constexpr (Folded && Bit >= 0) {
       alignas(64) Real k[W];
       for (int l = 0; l < W; ++l) k[l] = ((l >> Bit) & 1) == (H % 2 == 0 ? 0 : 1) ? Real(1) : Real(0);
       keep = Vec::load_aligned(k);
@@ -143,29 +165,29 @@ struct DslashBody {
   //
   // Spin row K of h = P psi for direction Mu and projector sign S: h_K = p_K + S k p[a_K].
   template <int Mu, int S, int K>
-  [[gnu::always_inline]] static void project_row(C (&h)[3], const Real* psi, index_t component_stride) {
+  DSLASH_FORCE_INLINE static void project_row(C (&h)[3], const Real* psi, index_t component_stride) {
     constexpr Projector P = kProjector[Mu];
     constexpr int A = K == 0 ? P.a0 : P.a1, Unit = K == 0 ? P.k0 : P.k1;
     for (int c = 0; c < 3; ++c)
       h[c] = add_unit<S * Unit>(load_component<Vec>(psi, 3 * K + c, component_stride), load_component<Vec>(psi, 3 * A + c, component_stride));
   }
   template <int Mu, int S>
-  [[gnu::always_inline]] static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
+  DSLASH_FORCE_INLINE static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
     project_row<Mu, S, 0>(h[0], psi, component_stride);
     project_row<Mu, S, 1>(h[1], psi, component_stride);
   }
   // One colour row of U (3 complex at `row`) times one spin row h.
-  [[gnu::always_inline]] static C row_times(const Real* row, const C (&h)[3]) {
-    return simd::mul_add(link(row, 2), h[2], simd::mul_add(link(row, 1), h[1], simd::mul(link(row, 0), h[0])));
+  DSLASH_FORCE_INLINE static C row_times(const Real* row, const C (&h)[3], index_t ls = 1) {
+    return simd::mul_add(link(row, 2, ls), h[2], simd::mul_add(link(row, 1, ls), h[1], simd::mul(link(row, 0, ls), h[0])));
   }
-  [[gnu::always_inline]] static void mat_vec_row(const Real* row, const C (&h)[2][3], C (&uh)[2]) {
+  DSLASH_FORCE_INLINE static void mat_vec_row(const Real* row, const C (&h)[2][3], C (&uh)[2]) {
     uh[0] = row_times(row, h[0]);
     uh[1] = row_times(row, h[1]);
   }
   // Spin row K's share of one colour row of the four output spins: acc[K] += uh, and the lower spin
   // that row K feeds (2 if b2 = K, else 3) gets S k uh.
   template <int Mu, int S, int K>
-  [[gnu::always_inline]] static void reconstruct_row(C (&acc)[4], const C& uh) {
+  DSLASH_FORCE_INLINE static void reconstruct_row(C (&acc)[4], const C& uh) {
     constexpr Projector P = kProjector[Mu];
     constexpr int Lower = P.b2 == K ? 2 : 3, Unit = P.b2 == K ? P.k2 : P.k3;
     acc[K] = acc[K] + uh;
@@ -173,14 +195,14 @@ struct DslashBody {
   }
   // Colour row r of the four spins from both projected rows: acc += (uh0, uh1, S k2 uh[b2], S k3 uh[b3]).
   template <int Mu, int S>
-  static void reconstruct(C (&acc)[4], const C (&uh)[2]) {
+  DSLASH_INLINE_FUNCTION static void reconstruct(C (&acc)[4], const C (&uh)[2]) {
     reconstruct_row<Mu, S, 0>(acc, uh[0]);
     reconstruct_row<Mu, S, 1>(acc, uh[1]);
   }
 
   // Storage index (in the input field) of the neighbour of x in hop H, and whether it wraps.
   template <int H>
-  index_t neighbour(const index_t (&x)[4], bool& wraps) const {
+  DSLASH_INLINE_FUNCTION index_t neighbour(const index_t (&x)[4], bool& wraps) const {
     constexpr int Mu = H / 2;
     index_t n[4] = {x[0], x[1], x[2], x[3]};
     if constexpr (H % 2 == 0) {
@@ -193,14 +215,15 @@ struct DslashBody {
     return in_index(n);
   }
 
-  const Real* spinor(index_t site, int b) const { return a.in + (site * a.site_stride + b * a.block_stride) * W; }
+  DSLASH_INLINE_FUNCTION const Real* spinor(index_t site, int b) const { return a.in + (site * a.site_stride + b * a.block_stride) * W; }
 
   // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
   // site's now (Intel AVX-512 device, 32^4: vnode 15% slower without). On AVX2 the hardware prefetcher
   // follows them alone, and asking for 72 lines per vnode site only tied up the miss buffers (AMD
   // Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
-  [[gnu::always_inline]] static void prefetch_later_links(const Real* links) {
-    constexpr int kPrefetchSites = kVector512 ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
+  // GPUs: none (latency is hidden by other warps). Component-major links: the next sites are adjacent.
+  DSLASH_FORCE_INLINE static void prefetch_later_links(const Real* links) {
+    constexpr int kPrefetchSites = kVector512 && SiteMajor ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
     if constexpr (kPrefetchSites > 0)
       for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(links + kPrefetchSites * 8 * kLinkReals + line * (64 / sizeof(Real)));
   }
@@ -209,8 +232,8 @@ struct DslashBody {
   // its loads: out of cache their misses then overlap (Intel AVX-512 device, 32^4, one thread: mrhs
   // 27 -> 34 single, 13 -> 16-18 double; 16 threads: within the noise). Asking for all eight cost the
   // AVX2 body/ probe its whole gain (mrhs single 63 -> 56) for nothing more.
-  [[gnu::always_inline]] static void prefetch_far_neighbours(const Real* const (&psi)[8]) {
-    if constexpr (SiteMajor) {
+  DSLASH_FORCE_INLINE static void prefetch_far_neighbours(const Real* const (&psi)[8]) {
+    if constexpr (SiteMajor && !kSimt) {
       constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
       for (int hop = 4; hop < 8; ++hop)
         for (int line = 0; line < kSpinorLines; ++line) __builtin_prefetch(psi[hop] + line * (64 / sizeof(Real)));
@@ -218,8 +241,21 @@ struct DslashBody {
   }
 
   template <bool Dagger>
-  void site(index_t i, const index_t (&x)[4]) const {
-    const Real* links = a.links + i * 8 * kLinkReals;
+  DSLASH_INLINE_FUNCTION void site(index_t i, const index_t (&x)[4]) const {
+    const Real* links = site_links(i);
+    if constexpr (kSimt) {
+      // A GPU thread finds each neighbour just before its hop: with all eight found up front (as a
+      // CPU core must, to prefetch them) their indices and pointers stay live across every hop and
+      // take 64 of the registers that set the GPU's occupancy. No halo faces on the GPU: every
+      // output is a streaming store.
+      for (int b = 0; b < a.blocks; ++b) {
+        C acc[3][4];
+        zero(acc);
+        [&]<int... H>(std::integer_sequence<int, H...>) { (hop<Dagger, H>(acc, x, b, links), ...); }(std::make_integer_sequence<int, 8>{});
+        store(acc, i, b, false);
+      }
+      return;
+    }
     prefetch_later_links(links);
     index_t nb[8];
     bool wraps[8];
@@ -236,86 +272,112 @@ struct DslashBody {
       for (int h = 0; h < 8; ++h) psi[h] = spinor(nb[h], b);
       prefetch_far_neighbours(psi);
       C acc[3][4];
-      for (auto& row : acc)
-        for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
+      zero(acc);
       // Forced inline: GCC outlined this lambda and kept two copies of the accumulator, one in its
       // caller's frame and one in its own (mrhs AVX2 body/ probe 57 against 68 inlined).
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
         ((half_hop<Dagger, H, 0>(acc, psi[H], wraps[H], links), half_hop<Dagger, H, 1>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
-      Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
-      for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
-        for (int r = 0; r < 3; ++r) {
-          Real* re = o + 2 * (3 * sp + r) * component_stride() * W;
-          Real* im = re + component_stride() * W;
-          if (boundary) {
-            acc[r][sp].re.store_aligned(re);
-            acc[r][sp].im.store_aligned(im);
-          } else {
-            simd::stream_store(re, acc[r][sp].re);
-            simd::stream_store(im, acc[r][sp].im);
-          }
-        }
+      store(acc, i, b, boundary);
     }
   }
 
-  template <bool Dagger>
-  void launch() const {
-    for_each_site([this](index_t i, const index_t (&x)[4]) { site<Dagger>(i, x); });
+  // Hop H of block b at outer site x, both spin rows, its neighbour found here (the GPU's order).
+  template <bool Dagger, int H>
+  DSLASH_FORCE_INLINE void hop(C (&acc)[3][4], const index_t (&x)[4], int b, const Real* links) const {
+    bool wraps = false;
+    const Real* psi = spinor(neighbour<H>(x, wraps), b);
+    half_hop<Dagger, H, 0>(acc, psi, wraps, links);
+    half_hop<Dagger, H, 1>(acc, psi, wraps, links);
   }
 
-  // Runs site_fn(i, x) over the launch's sites in the order of a.dispatch.
-  template <class SiteFn>
+  DSLASH_FORCE_INLINE static void zero(C (&acc)[3][4]) {
+    for (auto& row : acc)
+      for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
+  }
+
+  // The accumulator of output site i, block b: streamed out, or kept in cache for a boundary site.
+  DSLASH_FORCE_INLINE void store(const C (&acc)[3][4], index_t i, int b, bool boundary) const {
+    Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
+    for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
+      for (int r = 0; r < 3; ++r) {
+        Real* re = o + 2 * (3 * sp + r) * component_stride() * W;
+        Real* im = re + component_stride() * W;
+        if (boundary) {
+          acc[r][sp].re.store_aligned(re);
+          acc[r][sp].im.store_aligned(im);
+        } else {
+          simd::stream_store(re, acc[r][sp].re);
+          simd::stream_store(im, acc[r][sp].im);
+        }
+      }
+  }
+
+  // Runs site_fn(body, i, x) over the launch's sites in the order of a.dispatch, on Exec. Each site
+  // is one index of vector length W on a GPU (W threads, one per lane), of vector length 1 on a CPU
+  // (the lanes are the register). site_fn is copied into the launch, so on a GPU it holds no host
+  // pointers: it gets the body to work with.
+  template <class Exec = DefaultExecutionSpace, class SiteFn>
   void for_each_site(const SiteFn& site_fn) const {
-    const index_t n = first_site() + launch_sites();
+    constexpr int kIndexLanes = kSimt ? W : 1;
+    const DslashBody body = *this;
+    const index_t first = first_site(), n = first + launch_sites(), x_ext = x_extent;
     switch (a.dispatch) {
       case Dispatch::Range:
-        parallel_for(a.label, RangePolicy<>(first_site(), n), [&](index_t i) {
+        parallel_for(a.label, RangePolicy<Exec>(first, n, kIndexLanes), DSLASH_LAMBDA(index_t i) {
           index_t x[4];
-          coords(i, x);
-          site_fn(i, x);
+          body.coords(i, x);
+          site_fn(body, i, x);
         });
         break;
       case Dispatch::MDRange:
-        parallel_for(a.label, MDRangePolicy<4>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile),
-                     [&](index_t xi, index_t y, index_t z, index_t t) {
+        parallel_for(a.label, MDRangePolicy<4, Exec>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile, kIndexLanes),
+                     DSLASH_LAMBDA(index_t xi, index_t y, index_t z, index_t t) {
                        index_t x[4];
-                       coords(xi, y, z, t, x);
-                       site_fn(xi + x_extent * (y + a.outer[1] * (z + a.outer[2] * t)), x);
+                       body.coords(xi, y, z, t, x);
+                       site_fn(body, xi + x_ext * (y + body.a.outer[1] * (z + body.a.outer[2] * t)), x);
                      });
         break;
       case Dispatch::Team: {
         const index_t chunk = a.sites_per_team;
-        const index_t first = first_site();
-        parallel_for(a.label, TeamPolicy<>((launch_sites() + chunk - 1) / chunk, a.team_size), [&](const TeamMember& m) {
+        parallel_for(a.label, TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m) {
           const index_t base = first + m.league_rank() * chunk;
           parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t i) {
             index_t x[4];
-            coords(i, x);
-            site_fn(i, x);
+            body.coords(i, x);
+            site_fn(body, i, x);
           });
         });
         break;
       }
     }
-    if constexpr (W > 1) {
+    if constexpr (W > 1 && !kSimt) {
 #pragma omp parallel
       simd::store_fence();  // streaming stores are weakly ordered: publish them before anyone reads
     }
   }
 };
 
-template <class Real, class Vec, bool Folded, bool SiteMajor>
+// The Dslash at one site, as for_each_site calls it.
+template <bool Dagger>
+struct DslashSite {
+  template <class Body>
+  DSLASH_INLINE_FUNCTION void operator()(const Body& body, index_t i, const index_t (&x)[4]) const {
+    body.template site<Dagger>(i, x);
+  }
+};
+
+template <class Real, class Vec, bool Folded, bool SiteMajor, class Exec>
 void launch_dslash(const RunArgs<Real>& args) {
   const DslashBody<Real, Vec, Folded, SiteMajor> body(args);
-  if (args.dagger) body.template launch<true>();
-  else body.template launch<false>();
+  if (args.dagger) body.template for_each_site<Exec>(DslashSite<true>{});
+  else body.template for_each_site<Exec>(DslashSite<false>{});
 }
 
-template <class Real, class Vec, bool Folded>
+template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
-  if (args.component_stride == 1) launch_dslash<Real, Vec, Folded, true>(args);
-  else launch_dslash<Real, Vec, Folded, false>(args);
+  if (args.component_stride == 1) launch_dslash<Real, Vec, Folded, true, Exec>(args);
+  else launch_dslash<Real, Vec, Folded, false, Exec>(args);
 }
 
 }  // namespace dslash::kernels

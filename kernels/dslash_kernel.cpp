@@ -4,6 +4,9 @@
 
 #include "dslash/core.hpp"
 #include "kernels/reference_dslash.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash {
 
@@ -12,6 +15,9 @@ namespace {
 template <class Real>
 RunnerTable<Real> runners_for(SimdIsa isa) {
   switch (isa) {
+#if defined(DSLASH_HAVE_CUDA)
+    case SimdIsa::Simt: return cuda_runners<Real>();
+#endif
     case SimdIsa::Scalar: return scalar_runners<Real>();
     case SimdIsa::Emulated512: return emulated512_runners<Real>();
 #if defined(DSLASH_HAVE_X86)
@@ -29,14 +35,37 @@ RunnerTable<Real> runners_for(SimdIsa isa) {
 
 }  // namespace
 
-template <class Real>
-DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config)
+namespace {
+
+// Fails with the reason when `bytes` more do not fit in Space's memory.
+template <class Space>
+void check_fits(std::uint64_t bytes, const std::string& what) {
+  if constexpr (Space::host_accessible) {
+    check_memory_fits(bytes, what);
+  } else {
+    const std::uint64_t free = Space::available_bytes();
+    if (bytes > free)
+      throw std::runtime_error(what + " needs " + format_bytes(bytes) + " but only " + format_bytes(free) + " of device memory is free");
+  }
+}
+
+}  // namespace
+
+template <class Real, class Space>
+DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config)
     : cfg_(config), geom_(u.geometry()) {
-  if (cfg_.kernel == KernelFamily::Naive) cfg_.isa = SimdIsa::Scalar;  // naive is scalar by definition
+  constexpr bool kDevice = !Space::host_accessible;
+  if constexpr (kDevice) {
+    // The GPU's lanes are threads, and a warp coalesces the component-major layout (site fastest).
+    cfg_.isa = SimdIsa::Simt;
+    cfg_.layout = SpinorLayout::Left;
+  } else if (cfg_.kernel == KernelFamily::Naive) {
+    cfg_.isa = SimdIsa::Scalar;  // naive is scalar by definition
+  }
   const std::string prec = sizeof(Real) == 4 ? "f32" : "f64";
-  const std::string what = std::string(to_string(cfg_.kernel)) + " (" + to_string(cfg_.isa) + ", " +
-                           (sizeof(Real) == 4 ? "single" : "double") + ")";
-  if (!cpu_supports(cfg_.isa)) throw std::invalid_argument(what + ": this CPU cannot run " + to_string(cfg_.isa));
+  const std::string where = kDevice ? std::string("cuda") : to_string(cfg_.isa);
+  const std::string what = std::string(to_string(cfg_.kernel)) + " (" + where + ", " + (sizeof(Real) == 4 ? "single" : "double") + ")";
+  if (!kDevice && !cpu_supports(cfg_.isa)) throw std::invalid_argument(what + ": this CPU cannot run " + to_string(cfg_.isa));
   const int lanes = cfg_.kernel == KernelFamily::Naive ? 1 : simd_lanes(cfg_.isa, sizeof(Real));
   if (cfg_.nrhs < 1) throw std::invalid_argument(what + ": nrhs must be >= 1");
   int blocks = 1;
@@ -52,26 +81,31 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
     throw std::invalid_argument(what + " applies to one right-hand side at a time (nrhs = " + std::to_string(cfg_.nrhs) +
                                 "); use mrhs for several");
   }
-  set_launch(cfg_.tile, cfg_.team_size, cfg_.sites_per_team);
   layout_ = KernelLayout::make(geom_, lanes, cfg_.kernel == KernelFamily::Vnode, blocks, what);
+  set_launch(cfg_.tile, cfg_.team_size, cfg_.sites_per_team);
 
   const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
   runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs : table.vnode;
   face_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_faces : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_faces : table.vnode_faces;
   traffic_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_traffic : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_traffic : table.vnode_traffic;
-  if (runner_ == nullptr || face_runner_ == nullptr || traffic_runner_ == nullptr) throw std::invalid_argument(what + ": not built for this instruction set");
-  label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + to_string(cfg_.isa) + "_" + prec + "_" + to_string(cfg_.dispatch) +
-           (cfg_.layout == SpinorLayout::Left ? "_left" : "");
+  // The GPU has no halo faces (one domain) and no traffic probe yet.
+  if (runner_ == nullptr || (!kDevice && (face_runner_ == nullptr || traffic_runner_ == nullptr)))
+    throw std::invalid_argument(what + ": not built for this instruction set");
+  label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
+           (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "");
 
   // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane, in the
-  // row order of kernels/kernel_layout.hpp.
+  // row order of kernels/kernel_layout.hpp; site-major, or component-major with the Left layout.
   const int W = layout_.lanes;
   const int link_lanes = layout_.folded ? W : 1;
-  const index_t outer_sites = output_sites() / (layout_.folded ? W : 1);
-  check_memory_fits(static_cast<std::uint64_t>(outer_sites) * 8 * 18 * static_cast<std::uint64_t>(link_lanes) * sizeof(Real),
-                    label_ + " links");
-  links_ = View<Real, 1>(label_ + "_links", static_cast<std::size_t>(outer_sites * 8 * 18 * link_lanes));
-  Real* L = links_.data();
+  const index_t sites = outer_sites();
+  const bool component_major = cfg_.layout == SpinorLayout::Left;
+  const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * 18 * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
+  check_fits<Space>(link_bytes, label_ + " links");
+  links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * 18 * link_lanes));
+  if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
+  const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
+  Real* L = host_links.data();
   for_each_slot(cfg_.out, [&](index_t, int lane, index_t o, site_t s) {
     if (!layout_.folded && lane != 0) return;
     for (int mu = 0; mu < 4; ++mu) {
@@ -79,57 +113,64 @@ DslashKernel<Real>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& 
       for (int dir = 0; dir < 2; ++dir)
         for (int ab = 0; ab < 9; ++ab) {
           const std::complex<Real> z = hop_link[dir](ab / 3, ab % 3);
-          const index_t base = ((o * 24 + link_row(2 * mu + dir, ab / 3)) * 3 + ab % 3) * 2;
-          L[(base + 0) * link_lanes + (layout_.folded ? lane : 0)] = z.real();
-          L[(base + 1) * link_lanes + (layout_.folded ? lane : 0)] = z.imag();
+          const index_t e = (link_row(2 * mu + dir, ab / 3) * 3 + ab % 3) * 2;  // stored component, of 144 per site
+          const auto at = [&](index_t c) { return (component_major ? c * sites + o : o * 144 + c) * link_lanes + (layout_.folded ? lane : 0); };
+          L[at(e)] = z.real();
+          L[at(e + 1)] = z.imag();
         }
     }
   });
+  if constexpr (kDevice) deep_copy(links_, host_links);
 }
 
-template <class Real>
-void DslashKernel<Real>::set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team) {
+template <class Real, class Space>
+void DslashKernel<Real, Space>::set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team) {
   for (index_t t : tile)
     if (t < 0) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": MDRange tile sizes must be >= 0");
   if (team_size < 1) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": team size must be >= 1");
+  if constexpr (!Space::host_accessible) {  // a GPU team is one block of team_size x lanes threads
+    if (team_size * layout_.lanes > 1024)
+      throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": team size " + std::to_string(team_size) + " x " +
+                                  std::to_string(layout_.lanes) + " lanes exceeds the GPU's 1024 threads per block");
+  }
   if (sites_per_team < 0) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": sites per team must be >= 0");
   cfg_.tile = tile;
   cfg_.team_size = team_size;
   cfg_.sites_per_team = sites_per_team > 0 ? sites_per_team : 4 * index_t{team_size};  // config() reports what runs
 }
 
-template <class Real>
-KernelLayout::Strides DslashKernel<Real>::spinor_strides() const {
+template <class Real, class Space>
+KernelLayout::Strides DslashKernel<Real, Space>::spinor_strides() const {
   // Input and output buffers hold the same number of outer sites (V/2 or V, over the lanes).
   return layout_.spinor_strides(cfg_.layout == SpinorLayout::Left, output_sites() / (layout_.folded ? layout_.lanes : 1));
 }
 
-template <class Real>
-Subset DslashKernel<Real>::in_subset() const {
+template <class Real, class Space>
+Subset DslashKernel<Real, Space>::in_subset() const {
   return neighbour_subset(cfg_.out);
 }
 
-template <class Real>
-site_t DslashKernel<Real>::output_sites() const {
+template <class Real, class Space>
+site_t DslashKernel<Real, Space>::output_sites() const {
   return cfg_.out == Subset::Full ? geom_.volume() : geom_.half_volume();
 }
 
-template <class Real>
-std::uint64_t DslashKernel<Real>::spinor_bytes() const {
+template <class Real, class Space>
+std::uint64_t DslashKernel<Real, Space>::spinor_bytes() const {
   return static_cast<std::uint64_t>(output_sites()) * 24u * static_cast<std::uint64_t>(cfg_.nrhs) * sizeof(Real);
 }
 
-template <class Real>
-View<Real, 1> DslashKernel<Real>::allocate_spinors(const std::string& label) const {
-  check_memory_fits(spinor_bytes(), label);
-  return View<Real, 1>(label, static_cast<std::size_t>(spinor_bytes() / sizeof(Real)));
+template <class Real, class Space>
+typename DslashKernel<Real, Space>::spinor_view DslashKernel<Real, Space>::allocate_spinors(const std::string& label) const {
+  check_fits<Space>(spinor_bytes(), label);
+  return spinor_view(label, static_cast<std::size_t>(spinor_bytes() / sizeof(Real)));
 }
 
 // Every packed slot: outer index o (one vector per lane set), lane, and the global site it holds.
 // f(storage index of that site in a `subset` field, lane, o, global site).
-template <class Real>
+template <class Real, class Space>
 template <class F>
-void DslashKernel<Real>::for_each_slot(Subset subset, const F& f) const {
+void DslashKernel<Real, Space>::for_each_slot(Subset subset, const F& f) const {
   const Geometry outer = layout_.outer_geometry();
   const index_t n = subset == Subset::Full ? outer.volume() : outer.half_volume();
   const int W = layout_.lanes;
@@ -143,8 +184,8 @@ void DslashKernel<Real>::for_each_slot(Subset subset, const F& f) const {
   });
 }
 
-template <class Real>
-void DslashKernel<Real>::pack(const std::vector<SpinorField<Real>>& in, const View<Real, 1>& packed) const {
+template <class Real, class Space>
+void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, const spinor_view& packed) const {
   if (static_cast<int>(in.size()) != cfg_.nrhs)
     throw std::invalid_argument(label_ + ": expects " + std::to_string(cfg_.nrhs) + " input spinors, got " + std::to_string(in.size()));
   for (const auto& f : in)
@@ -153,7 +194,8 @@ void DslashKernel<Real>::pack(const std::vector<SpinorField<Real>>& in, const Vi
   if (packed.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": packed buffer has the wrong size");
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  Real* p = packed.data();
+  const auto host = create_mirror_view(packed);  // packed itself in host memory
+  Real* p = host.data();
   for_each_slot(in_subset(), [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
       const SpinorField<Real>& f = in[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
@@ -165,15 +207,18 @@ void DslashKernel<Real>::pack(const std::vector<SpinorField<Real>>& in, const Vi
       }
     }
   });
+  if constexpr (!Space::host_accessible) deep_copy(packed, host);
 }
 
-template <class Real>
-void DslashKernel<Real>::unpack(const View<Real, 1>& packed, std::vector<SpinorField<Real>>& out) const {
+template <class Real, class Space>
+void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const {
   out.clear();
   for (int r = 0; r < cfg_.nrhs; ++r) out.emplace_back(geom_, cfg_.out, label_ + "_out");
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  const Real* p = packed.data();
+  const auto host = create_mirror_view(packed);
+  if constexpr (!Space::host_accessible) deep_copy(host, packed);
+  const Real* p = host.data();
   for_each_slot(cfg_.out, [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
       SpinorField<Real>& f = out[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
@@ -184,23 +229,24 @@ void DslashKernel<Real>::unpack(const View<Real, 1>& packed, std::vector<SpinorF
   });
 }
 
-template <class Real>
-void DslashKernel<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out) const {
+template <class Real, class Space>
+void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out) const {
   apply_slab(in, out, 0, outer_t());
 }
 
-template <class Real>
-void DslashKernel<Real>::apply_slab(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const {
+template <class Real, class Space>
+void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
   runner_(run_args(in, out, t_begin, t_end));
 }
 
-template <class Real>
-void DslashKernel<Real>::apply_traffic(const View<Real, 1>& in, const View<Real, 1>& out) const {
+template <class Real, class Space>
+void DslashKernel<Real, Space>::apply_traffic(const spinor_view& in, const spinor_view& out) const {
+  if (traffic_runner_ == nullptr) throw std::invalid_argument(label_ + ": no traffic probe on this backend");
   traffic_runner_(run_args(in, out, 0, outer_t()));
 }
 
-template <class Real>
-RunArgs<Real> DslashKernel<Real>::run_args(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const {
+template <class Real, class Space>
+RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
   if (in.size() * sizeof(Real) != spinor_bytes() || out.size() * sizeof(Real) != spinor_bytes())
     throw std::invalid_argument(label_ + ": spinor buffers have the wrong size");
   if (t_begin < 0 || t_begin > t_end || t_end > outer_t()) throw std::invalid_argument(label_ + ": t slab out of range");
@@ -218,6 +264,7 @@ RunArgs<Real> DslashKernel<Real>::run_args(const View<Real, 1>& in, const View<R
   args.site_stride = st.site;
   args.block_stride = st.block;
   args.component_stride = st.component;
+  args.link_stride = outer_sites();
   args.dagger = cfg_.dagger;
   args.halo = cfg_.halo;
   args.dispatch = cfg_.dispatch;
@@ -228,9 +275,9 @@ RunArgs<Real> DslashKernel<Real>::run_args(const View<Real, 1>& in, const View<R
   return args;
 }
 
-template <class Real>
-std::vector<SpinorField<Real>> DslashKernel<Real>::apply(const std::vector<SpinorField<Real>>& in) const {
-  const View<Real, 1> packed_in = allocate_spinors(label_ + "_in"), packed_out = allocate_spinors(label_ + "_out");
+template <class Real, class Space>
+std::vector<SpinorField<Real>> DslashKernel<Real, Space>::apply(const std::vector<SpinorField<Real>>& in) const {
+  const spinor_view packed_in = allocate_spinors(label_ + "_in"), packed_out = allocate_spinors(label_ + "_out");
   pack(in, packed_in);
   apply(packed_in, packed_out);
   std::vector<SpinorField<Real>> out;
@@ -253,5 +300,9 @@ template SimdProbe<double> simd_probe<double>(SimdIsa);
 
 template class DslashKernel<float>;
 template class DslashKernel<double>;
+#if defined(DSLASH_HAVE_CUDA)
+template class DslashKernel<float, CudaSpace>;
+template class DslashKernel<double, CudaSpace>;
+#endif
 
 }  // namespace dslash

@@ -1,11 +1,17 @@
 #pragma once
-// DslashKernel<Real>: one configured Wilson Dslash (family x dispatch x ISA x parity x dagger) on a
-// gauge field. Construction validates the configuration against the lattice and packs the links
-// into the kernel's layout; apply() on packed spinors is the part a benchmark times.
+// DslashKernel<Real, Space>: one configured Wilson Dslash (family x dispatch x ISA x parity x dagger)
+// on a gauge field, with its packed links and spinor buffers in memory space Space. Construction
+// validates the configuration against the lattice and packs the links into the kernel's layout;
+// apply() on packed spinors is the part a benchmark times.
 //
 //   DslashKernel<float> d(u, {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::MDRange,
 //                             .isa = best_isa(), .out = Subset::Even});
 //   auto chi = d.apply(psi);  // psi: odd-parity fields; chi: even-parity fields
+//
+// Space = CudaSpace (a build with CUDA) runs the same kernel bodies on the GPU (kernels/dslash_cuda.cu)
+// with SIMT lanes (SimdIsa::Simt) and the component-major layout, site fastest, that a warp
+// coalesces; config().isa and config().layout say so. apply() is then asynchronous, as a GPU launch
+// (Cuda::fence() waits); pack, unpack and the vector apply() copy through host memory and wait.
 #include <string>
 #include <vector>
 
@@ -23,9 +29,11 @@ SimdProbe<Real> simd_probe(SimdIsa isa);
 template <class Real>
 MachineProbe<Real> machine_probe(SimdIsa isa);
 
-template <class Real>
+template <class Real, class Space = HostSpace>
 class DslashKernel {
  public:
+  using spinor_view = View<Real, 1, LayoutRight, Space>;
+
   // Throws std::invalid_argument with the reason (a lattice the folding cannot take, an nrhs the
   // lanes do not divide, an ISA this CPU lacks, ...).
   DslashKernel(const GaugeField<Real>& u, const DslashConfig& config);
@@ -41,22 +49,23 @@ class DslashKernel {
   site_t output_sites() const;  // lattice sites written per right-hand side
 
   // A spinor buffer in this kernel's layout for all nrhs right-hand sides (input and output alike).
-  View<Real, 1> allocate_spinors(const std::string& label) const;
+  spinor_view allocate_spinors(const std::string& label) const;
   std::uint64_t spinor_bytes() const;
   std::uint64_t link_bytes() const { return links_.span_bytes(); }
   // nrhs fields of in_subset() -> packed; packed -> nrhs fields of out_subset().
-  void pack(const std::vector<SpinorField<Real>>& in, const View<Real, 1>& packed) const;
-  void unpack(const View<Real, 1>& packed, std::vector<SpinorField<Real>>& out) const;
+  void pack(const std::vector<SpinorField<Real>>& in, const spinor_view& packed) const;
+  void unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const;
 
-  void apply(const View<Real, 1>& in, const View<Real, 1>& out) const;
+  void apply(const spinor_view& in, const spinor_view& out) const;
   // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
   // the MPI layer computes the interior in slabs and lets messages progress between them.
-  void apply_slab(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const;
+  void apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
   index_t outer_t() const { return layout_.outer[3]; }
   // The memory traffic of apply() alone: the same sites in the same order, each reading its links
   // and its 8 neighbours' spinors and streaming out its output, one add per load and no Dslash
   // (kernels/machine_probe.hpp, run_traffic). What the access pattern allows out of cache.
-  void apply_traffic(const View<Real, 1>& in, const View<Real, 1>& out) const;
+  // Not on the GPU: throws std::invalid_argument there.
+  void apply_traffic(const spinor_view& in, const spinor_view& out) const;
   // Changes only the launch shape (tile, team size, sites per team): what a tuner varies.
   void set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack
@@ -67,12 +76,14 @@ class DslashKernel {
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
-  RunArgs<Real> run_args(const View<Real, 1>& in, const View<Real, 1>& out, index_t t_begin, index_t t_end) const;
+  RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
+  // Where the kernel's outer sites are: output sites over the folded lanes.
+  index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }
 
   DslashConfig cfg_;
   Geometry geom_;
   KernelLayout layout_;
-  View<Real, 1> links_;
+  spinor_view links_;
   DslashRunner<Real> runner_ = nullptr;
   FaceRunner<Real> face_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;

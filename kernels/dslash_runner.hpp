@@ -21,6 +21,9 @@ struct RunArgs {
   // Spinor offset of (site, block, component 0..23), in vectors of W reals: site * site_stride +
   // block * block_stride + component * component_stride (kernels/kernel_layout.hpp).
   index_t site_stride, block_stride, component_stride;
+  // Links: site-major when component_stride is 1 (kernels/kernel_layout.hpp), else component-major
+  // with link_stride = outer sites between a link's stored components.
+  index_t link_stride;
   bool dagger;
   std::array<bool, 4> halo;       // directions split between domains (DslashConfig::halo)
   Dispatch dispatch;
@@ -70,11 +73,14 @@ struct SimdProbe {
 
 // The roofline ceilings on one instruction set, and the Dslash body's own rate with its data in
 // cache (kernels/machine_probe.hpp).
+// On the GPU (cuda_runners) the arrays are in device memory, the times come from CUDA events, the
+// FMA loop sizes itself to the GPU (it ignores `iterations`), and there is a copy (BabelStream's a = b).
 template <class Real>
 struct MachineProbe {
   double (*stream_triad)(Real* a, const Real* b, const Real* c, index_t n, Real s) = nullptr;  // seconds
   double (*fma_peak)(index_t iterations) = nullptr;                                           // FLOP/s
   double (*mrhs_body)(int repeats) = nullptr, (*vnode_body)(int repeats) = nullptr;          // FLOP/s, one thread
+  double (*stream_copy)(Real* a, const Real* b, index_t n) = nullptr;                         // seconds; GPU only
 };
 
 // One runner, one face runner and one traffic runner (the runner's loads and stores alone,
@@ -96,5 +102,8 @@ template <class Real> RunnerTable<Real> sse2_runners();
 template <class Real> RunnerTable<Real> avx2_runners();
 template <class Real> RunnerTable<Real> avx512_runners();
 template <class Real> RunnerTable<Real> neon_runners();
+// kernels/dslash_cuda.cu (a build with CUDA): the GPU's, SIMT lanes on the Cuda execution space;
+// its runners take device pointers.
+template <class Real> RunnerTable<Real> cuda_runners();
 
 }  // namespace dslash

@@ -30,6 +30,7 @@ const char* to_string(SimdIsa s) {
     case SimdIsa::Avx512: return "avx512";
     case SimdIsa::Neon: return "neon";
     case SimdIsa::Emulated512: return "emulated512";
+    case SimdIsa::Simt: return "simt";
   }
   return "?";
 }
@@ -90,6 +91,7 @@ bool cpu_supports(SimdIsa isa) {
     case SimdIsa::Avx2: return cpu.avx2_fma;
     case SimdIsa::Avx512: return cpu.avx512f;
     case SimdIsa::Neon: return cpu.neon;
+    case SimdIsa::Simt: return false;  // GPU lanes
   }
   return false;
 }
@@ -113,7 +115,8 @@ int simd_lanes(SimdIsa isa, int bytes_per_real) {
     case SimdIsa::Scalar: return 1;
     case SimdIsa::Sse2:
     case SimdIsa::Neon: bytes = 16; break;
-    case SimdIsa::Avx2: bytes = 32; break;
+    case SimdIsa::Avx2:
+    case SimdIsa::Simt: bytes = 32; break;
     case SimdIsa::Avx512:
     case SimdIsa::Emulated512: bytes = 64; break;
   }

@@ -13,8 +13,9 @@ namespace dslash {
 enum class KernelFamily { Naive, Mrhs, Vnode };
 enum class Dispatch { Range, Team, MDRange };
 // Emulated512 runs the AVX-512 lane counts on our scalar fallback, so the 16-way folding is
-// validated on any CPU.
-enum class SimdIsa { Scalar, Sse2, Avx2, Avx512, Neon, Emulated512 };
+// validated on any CPU. Simt is the GPU's: the lanes are neighbouring threads (simd/simt.hpp), 32
+// bytes of them; only DslashKernel<Real, CudaSpace> uses it, never a CPU list.
+enum class SimdIsa { Scalar, Sse2, Avx2, Avx512, Neon, Emulated512, Simt };
 // Spinor storage order in a kernel's buffers, named as the View layouts of (site, component):
 // Right = site-major (a site's 24 reals together: CPU caches), Left = component-major (one
 // component of every site together: structure of arrays, coalesced on a GPU).
@@ -34,7 +35,7 @@ std::vector<SimdIsa> compiled_isas();   // built into this binary
 bool cpu_supports(SimdIsa isa);         // compiled in and runnable on this CPU
 std::vector<SimdIsa> runnable_isas();   // compiled_isas() filtered by cpu_supports()
 SimdIsa best_isa();
-// Reals per vector of the instruction set: 4 floats / 2 doubles for SSE2, 8 / 4 AVX2, 16 / 8 AVX-512.
+// Reals per vector of the instruction set: 4 floats / 2 doubles for SSE2, 8 / 4 AVX2 and SIMT, 16 / 8 AVX-512.
 int simd_lanes(SimdIsa isa, int bytes_per_real);
 
 struct DslashConfig {

@@ -109,15 +109,20 @@ void launch_traffic(const RunArgs<Real>& args) {
   using Body = DslashBody<Real, Vec, Folded, SiteMajor>;
   constexpr int W = Body::W, kLinkVectors = 8 * Body::kLinkReals / W;
   const Body body(args);
-  const index_t cs = body.component_stride();
-  body.for_each_site([&](index_t i, const index_t (&x)[4]) {
+  const index_t cs = body.component_stride(), ls = body.link_stride();
+  body.for_each_site([&](const Body&, index_t i, const index_t (&x)[4]) {
     index_t nb[8];
     bool wraps = false;
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = body.template neighbour<H>(x, wraps)), ...); }(std::make_integer_sequence<int, 8>{});
-    const Real* links = args.links + i * kLinkVectors * W;
+    const Real* links = body.site_links(i);
     Body::prefetch_later_links(links);
     Vec link_sum(Real(0));
-    for (int k = 0; k < kLinkVectors; ++k) link_sum = link_sum + Vec::load_aligned(links + k * W);
+    if constexpr (SiteMajor) {
+      for (int k = 0; k < kLinkVectors; ++k) link_sum = link_sum + Vec::load_aligned(links + k * W);
+    } else {  // component-major: each stored component is an array over the sites
+      for (int e = 0; e < 8 * Body::kLinkReals / Body::kLinkLanes; ++e)
+        link_sum = link_sum + (Folded ? Vec::load_aligned(links + e * W * ls) : Vec(links[e * ls]));
+    }
     for (int b = 0; b < args.blocks; ++b) {
       const Real* psi[8];
       for (int h = 0; h < 8; ++h) psi[h] = body.spinor(nb[h], b);

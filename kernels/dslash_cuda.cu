@@ -1,0 +1,129 @@
+// The Dslash on the GPU: the one kernel body (kernels/dslash_body.hpp) with SIMT lanes
+// (simd/simt.hpp) on the Cuda execution space, for every family and dispatch; the lane probes; and
+// the roofline's ceilings measured on the device (BabelStream-style triad and copy, an FMA loop).
+#include "simd/simt.hpp"
+// keep this order
+#include "kernels/dslash_body.hpp"
+
+namespace dslash {
+
+namespace {
+
+template <class Real>
+using DeviceArray = View<Real, 1, LayoutRight, CudaSpace>;
+
+template <class Real>
+DeviceArray<Real> to_device(const Real* p, std::size_t n) {
+  DeviceArray<Real> d("probe", n);
+  CudaSpace::copy(d.data(), p, n * sizeof(Real));
+  return d;
+}
+
+// The lane permute of level `level` on W device lanes, as simd::permute does it in the kernels.
+template <class Vec, int Level = 0>
+void probe_permute(int level, const typename Vec::value_type* in, typename Vec::value_type* out) {
+  using Real = typename Vec::value_type;
+  constexpr int W = static_cast<int>(Vec::size);
+  if constexpr ((1 << Level) < W) {
+    if (level != Level) return probe_permute<Vec, Level + 1>(level, in, out);
+    const DeviceArray<Real> src = to_device(in, W), dst("probe_out", W);
+    parallel_for("probe_permute", RangePolicy<Cuda>(0, 1, W), DSLASH_LAMBDA(index_t) {
+      simd::permute<Level>(Vec::load_aligned(src.data())).store_aligned(dst.data());
+    });
+    CudaSpace::copy(out, dst.data(), W * sizeof(Real));
+  }
+}
+
+template <class Vec>
+void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typename Vec::value_type* b, const typename Vec::value_type* c,
+                      typename Vec::value_type* out) {
+  using Real = typename Vec::value_type;
+  constexpr int W = static_cast<int>(Vec::size);
+  const DeviceArray<Real> da = to_device(a, 2 * W), db = to_device(b, 2 * W), dc = to_device(c, 2 * W), dout("probe_out", 2 * W);
+  parallel_for("probe_complex_op", RangePolicy<Cuda>(0, 1, W), DSLASH_LAMBDA(index_t) {
+    const auto load = [](const Real* p) { return simd::Complex<Vec>{Vec::load_aligned(p), Vec::load_aligned(p + Vec::size)}; };
+    const simd::Complex<Vec> x = load(da.data()), y = load(db.data()), z = load(dc.data());
+    simd::Complex<Vec> r = x;
+    switch (op) {
+      case SimdOp::Mul: r = simd::mul(x, y); break;
+      case SimdOp::MulAdd: r = simd::mul_add(x, y, z); break;
+      case SimdOp::ConjMulAdd: r = simd::conj_mul_add(x, y, z); break;
+      case SimdOp::TimesI: r = simd::times_i(x); break;
+      case SimdOp::TimesMinusI: r = simd::times_minus_i(x); break;
+      case SimdOp::StreamStore:
+        simd::stream_store(dout.data(), x.re);
+        simd::stream_store(dout.data() + W, x.im);
+        return;
+    }
+    r.re.store_aligned(dout.data());
+    r.im.store_aligned(dout.data() + W);
+  });
+  CudaSpace::copy(out, dout.data(), 2 * W * sizeof(Real));
+}
+
+// a = b + s c, one element per thread, timed with CUDA events; returns seconds.
+template <class Real>
+double stream_triad(Real* a, const Real* b, const Real* c, index_t n, Real s) {
+  cuda::EventTimer timer;
+  timer.start();
+  parallel_for("gpu_triad", RangePolicy<Cuda>(n), DSLASH_LAMBDA(index_t i) { a[i] = b[i] + s * c[i]; });
+  return timer.stop();
+}
+
+// a = b, as BabelStream's copy; returns seconds.
+template <class Real>
+double stream_copy(Real* a, const Real* b, index_t n) {
+  cuda::EventTimer timer;
+  timer.start();
+  parallel_for("gpu_copy", RangePolicy<Cuda>(n), DSLASH_LAMBDA(index_t i) { a[i] = b[i]; });
+  return timer.stop();
+}
+
+// Every resident thread of the GPU runs kChains independent FMA chains (enough to hide the FMA
+// latency); returns FLOP/s. Sized to the GPU, about a millisecond, whatever `iterations` says.
+template <class Real>
+double fma_peak(index_t) {
+  constexpr int kChains = 8, kIterations = 4096;
+  const index_t threads = Cuda::concurrency();
+  DeviceArray<Real> sink("fma_sink", static_cast<std::size_t>(threads));
+  Real* out = sink.data();
+  const auto run = [&] {
+    parallel_for("gpu_fma_peak", RangePolicy<Cuda>(threads), DSLASH_LAMBDA(index_t t) {
+      Real acc[kChains];
+      for (int k = 0; k < kChains; ++k) acc[k] = Real(0.5) + Real(0.01) * static_cast<Real>(k + t % 7);
+      const Real m = Real(0.999999), add = Real(1e-7);
+      for (int i = 0; i < kIterations; ++i)
+        for (int k = 0; k < kChains; ++k) acc[k] = fma(acc[k], m, add);
+      Real sum = 0;
+      for (int k = 0; k < kChains; ++k) sum += acc[k];
+      out[t] = sum;  // keeps the loop alive
+    });
+  };
+  run();  // warm-up: clocks up, kernel loaded
+  cuda::EventTimer timer;
+  timer.start();
+  run();
+  return 2.0 * kChains * kIterations * static_cast<double>(threads) / timer.stop();
+}
+
+}  // namespace
+
+template <class Real>
+RunnerTable<Real> cuda_runners() {
+  using Lanes = simd::SimtLane<Real, simd::kSimtLanes<Real>>;
+  using OneLane = simd::SimtLane<Real, 1>;  // naive: one site per thread
+  RunnerTable<Real> t;
+  t.naive = &kernels::run_dslash<Real, OneLane, false, Cuda>;
+  t.mrhs = &kernels::run_dslash<Real, Lanes, false, Cuda>;
+  t.vnode = &kernels::run_dslash<Real, Lanes, true, Cuda>;
+  t.probe = {static_cast<int>(Lanes::size), &probe_permute<Lanes>, &probe_complex_op<Lanes>};
+  t.machine.stream_triad = &stream_triad<Real>;
+  t.machine.stream_copy = &stream_copy<Real>;
+  t.machine.fma_peak = &fma_peak<Real>;
+  return t;
+}
+
+template RunnerTable<float> cuda_runners<float>();
+template RunnerTable<double> cuda_runners<double>();
+
+}  // namespace dslash

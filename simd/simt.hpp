@@ -1,0 +1,92 @@
+#pragma once
+// SIMT lanes: the GPU form of a W-lane vector (KokkosDslash's GPUThreadSIMD, Grid's SIMT vectors).
+// W neighbouring threads of a block (threadIdx.x = 0..W-1, the policy's vector length) hold one lane
+// each, so the CPU kernel bodies run unchanged: a load reads this thread's lane, and W threads read
+// W adjacent reals, one coalesced access. Include only from .cu files (nvcc).
+//
+// A lane permute is a warp shuffle inside the W-thread group: lane i takes lane i ^ (1 << Level).
+//   Level 0: AB CD EF GH -> BA DC FE HG     Level 1: ABCD EFGH -> CDAB GHEF     Level 2: ABCDEFGH -> EFGHABCD
+// All W threads of a group work on the same site, so they take the same branches and the group is
+// whole at every shuffle, even when other groups of the warp have left the kernel.
+#include <cstddef>
+
+#include "dslash/core/macros.hpp"
+#include "simd/lane_traits.hpp"
+
+namespace dslash::simd {
+
+template <class Real, int W>
+struct SimtLane {
+  static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0, "a SIMT vector is 1, 2, 4, 8, 16 or 32 threads of one warp");
+  using value_type = Real;
+  static constexpr std::size_t size = W;
+  Real v;
+
+  SimtLane() = default;
+  DSLASH_INLINE_FUNCTION SimtLane(Real x) : v(x) {}  // broadcast, as xsimd::batch(T)
+
+  // Callable from the host-and-device kernel bodies; meaningful on the device only (there is no lane
+  // on the host, where these bodies never run with SimtLane).
+  DSLASH_INLINE_FUNCTION static int lane() {
+#if DSLASH_ON_DEVICE
+    return W == 1 ? 0 : static_cast<int>(threadIdx.x);
+#else
+    return 0;
+#endif
+  }
+  DSLASH_INLINE_FUNCTION static SimtLane load_aligned(const Real* p) { return SimtLane(p[lane()]); }
+  DSLASH_INLINE_FUNCTION static SimtLane load_unaligned(const Real* p) { return load_aligned(p); }
+  DSLASH_INLINE_FUNCTION void store_aligned(Real* p) const { p[lane()] = v; }
+  DSLASH_INLINE_FUNCTION void store_unaligned(Real* p) const { store_aligned(p); }
+
+  DSLASH_INLINE_FUNCTION friend SimtLane operator+(const SimtLane& a, const SimtLane& b) { return SimtLane(a.v + b.v); }
+  DSLASH_INLINE_FUNCTION friend SimtLane operator-(const SimtLane& a, const SimtLane& b) { return SimtLane(a.v - b.v); }
+  DSLASH_INLINE_FUNCTION friend SimtLane operator*(const SimtLane& a, const SimtLane& b) { return SimtLane(a.v * b.v); }
+  DSLASH_INLINE_FUNCTION friend SimtLane operator-(const SimtLane& a) { return SimtLane(-a.v); }
+};
+
+template <class Real, int W>
+inline constexpr bool is_simt<SimtLane<Real, W>> = true;
+
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> madd(const SimtLane<Real, W>& a, const SimtLane<Real, W>& b, const SimtLane<Real, W>& c) {
+  return SimtLane<Real, W>(fma(a.v, b.v, c.v));
+}
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> nmadd(const SimtLane<Real, W>& a, const SimtLane<Real, W>& b, const SimtLane<Real, W>& c) {
+  return SimtLane<Real, W>(fma(-a.v, b.v, c.v));
+}
+
+// The threads of this thread's W-group, as a warp mask (the block is W threads wide, so a row of the
+// block is one group and a warp holds 32 / W of them).
+template <int W>
+__device__ inline unsigned group_mask() {
+  if constexpr (W == 32) return 0xffffffffu;
+  else return ((1u << W) - 1u) << ((threadIdx.y * W) % 32u);
+}
+
+template <int Level, class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> permute(const SimtLane<Real, W>& a) {
+  static_assert((1 << Level) < W, "permute level out of range for this width");
+#if DSLASH_ON_DEVICE
+  return SimtLane<Real, W>(__shfl_xor_sync(group_mask<W>(), a.v, 1 << Level, W));
+#else
+  return a;
+#endif
+}
+
+// Streaming store: evict-first, the output is not read again by this kernel.
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION void stream_store(Real* p, const SimtLane<Real, W>& b) {
+#if DSLASH_ON_DEVICE
+  __stcs(p + SimtLane<Real, W>::lane(), b.v);
+#else
+  b.store_aligned(p);
+#endif
+}
+
+// Reals per SIMT vector of the mrhs and vnode kernels: 32 bytes, one DRAM sector per group access.
+template <class Real>
+inline constexpr int kSimtLanes = static_cast<int>(32 / sizeof(Real));
+
+}  // namespace dslash::simd

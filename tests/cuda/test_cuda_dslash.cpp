@@ -1,0 +1,152 @@
+// Every GPU variant (family x dispatch x precision x parity x dagger) against the scalar reference,
+// with the CPU's tolerances (1e-5 single, 1e-12 double, relative), on lattices whose extents are not
+// powers of two and whose sites fill no whole block; the SIMT lane permutes lane by lane. Without a
+// usable GPU every test reports itself skipped with the reason.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "dslash/core/backend/cuda/space.hpp"
+#include "kernels/dslash_kernel.hpp"
+#include "kernels/reference_dslash.hpp"
+#include "test_support.hpp"
+
+namespace dslash {
+namespace {
+
+struct GpuVariant {
+  KernelFamily kernel;
+  Dispatch dispatch;
+  bool single;
+};
+
+// naive and mrhs take any even extents; vnode folds t, z and, in single precision, y into its 8
+// (single) or 4 (double) lanes, so those extents are multiples of 4.
+Geometry lattice_for(KernelFamily k) { return k == KernelFamily::Vnode ? Geometry({6, 8, 4, 12}) : Geometry({6, 10, 4, 14}); }
+
+class CudaDslash : public ::testing::TestWithParam<GpuVariant> {
+ protected:
+  void SetUp() override {
+    const std::string why = cuda::unavailable_reason();
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+
+  template <class Real>
+  void check(DslashConfig base) {
+    const Geometry geom = lattice_for(base.kernel);
+    GaugeField<double> ud(geom);
+    fill_random_su3(ud, 17);
+    const GaugeField<Real> u = convert_precision<Real>(ud);
+    const GaugeField<double> u_rounded = convert_precision<double>(u);
+    const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
+    for (Subset out : {Subset::Even, Subset::Odd, Subset::Full})
+      for (bool dagger : {false, true}) {
+        DslashConfig cfg = base;
+        cfg.out = out;
+        cfg.dagger = dagger;
+        // Two blocks of right-hand sides on one parity.
+        if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(SimdIsa::Simt, sizeof(Real)) * (out == Subset::Odd ? 2 : 1);
+        const DslashKernel<Real, CudaSpace> d(u, cfg);
+        EXPECT_EQ(d.config().isa, SimdIsa::Simt);
+        std::vector<SpinorField<Real>> in;
+        for (int r = 0; r < cfg.nrhs; ++r) fill_gaussian(in.emplace_back(geom, d.in_subset()), 300 + static_cast<std::uint64_t>(r));
+        const auto result = d.apply(in);
+        ASSERT_EQ(static_cast<int>(result.size()), cfg.nrhs);
+        for (int r = 0; r < cfg.nrhs; ++r) {
+          SpinorField<double> expect(geom, out);
+          dslash_reference(u_rounded, convert_precision<double>(in[static_cast<std::size_t>(r)]), expect, dagger);
+          EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], expect), tolerance)
+              << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
+        }
+      }
+  }
+
+  DslashConfig config() const {
+    DslashConfig cfg;
+    cfg.kernel = GetParam().kernel;
+    cfg.dispatch = GetParam().dispatch;
+    // Tiles and teams that do not divide the site count: no site may be dropped.
+    cfg.tile = {2, 3, 3, 5};
+    cfg.team_size = 24;
+    cfg.sites_per_team = 53;
+    return cfg;
+  }
+};
+
+TEST_P(CudaDslash, AgreesWithTheReference) {
+  if (GetParam().single) check<float>(config());
+  else check<double>(config());
+}
+
+TEST_P(CudaDslash, DefaultTilesAndTeamsToo) {
+  DslashConfig cfg = config();
+  cfg.tile = DslashConfig{}.tile;
+  cfg.team_size = 1;
+  cfg.sites_per_team = 0;
+  if (GetParam().single) check<float>(cfg);
+  else check<double>(cfg);
+}
+
+std::vector<GpuVariant> all_gpu_variants() {
+  std::vector<GpuVariant> v;
+  for (bool single : {true, false})
+    for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})
+      for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}) v.push_back({k, d, single});
+  return v;
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()), [](const auto& info) {
+  const GpuVariant& v = info.param;
+  return std::string(to_string(v.kernel)) + "_cuda_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
+});
+
+class CudaLanes : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = cuda::unavailable_reason();
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+};
+
+// Grid's Test_simd: every permute level, lane by lane, against the lane-index rule i -> i ^ (1 << level).
+template <class Real>
+void check_permutes() {
+  const SimdProbe<Real> probe = simd_probe<Real>(SimdIsa::Simt);
+  ASSERT_EQ(probe.lanes, simd_lanes(SimdIsa::Simt, sizeof(Real)));
+  std::vector<Real> in(static_cast<std::size_t>(probe.lanes)), out(in.size());
+  std::iota(in.begin(), in.end(), Real(10));
+  for (int level = 0; (1 << level) < probe.lanes; ++level) {
+    probe.permute(level, in.data(), out.data());
+    for (int l = 0; l < probe.lanes; ++l) EXPECT_EQ(out[static_cast<std::size_t>(l)], in[static_cast<std::size_t>(l ^ (1 << level))]) << "level " << level << " lane " << l;
+  }
+  // (1 + 2i)(3 - i) + (0.5 + 0.25i) = 5.5 + 5.25i in every lane.
+  const std::size_t W = in.size();
+  std::vector<Real> a(2 * W), b(2 * W), c(2 * W), r(2 * W);
+  for (std::size_t l = 0; l < W; ++l) {
+    a[l] = 1, a[W + l] = 2, b[l] = 3, b[W + l] = -1, c[l] = Real(0.5), c[W + l] = Real(0.25);
+  }
+  probe.complex_op(SimdOp::MulAdd, a.data(), b.data(), c.data(), r.data());
+  for (std::size_t l = 0; l < W; ++l) {
+    EXPECT_EQ(r[l], Real(5.5));
+    EXPECT_EQ(r[W + l], Real(5.25));
+  }
+}
+
+TEST_F(CudaLanes, PermutesMoveEveryLaneAsDrawn) {
+  check_permutes<float>();
+  check_permutes<double>();
+}
+
+TEST_F(CudaLanes, ALaunchShapeTheGpuCannotTakeIsAClearError) {
+  GaugeField<float> u(Geometry({8, 8, 8, 8}));
+  fill_unit(u);
+  try {
+    DslashKernel<float, CudaSpace> d(u, {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Team, .team_size = 512});
+    FAIL() << "a team of 512 x 8 lanes was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("1024 threads per block"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace dslash
