@@ -1,5 +1,5 @@
 #pragma once
-// The scalar reference Wilson Dslash, double precision, written to read like CONVENTIONS.md:
+// The scalar reference Wilson Dslash, double precision, written to read like docs/CONVENTIONS.md:
 //
 //   (D psi)(x) = sum_mu [ (1 - g_mu) U_mu(x) psi(x+mu) + (1 + g_mu) U_mu(x-mu)^dagger psi(x-mu) ]
 //   D^dagger:    the same with (1 - g_mu) and (1 + g_mu) exchanged.

@@ -1,4 +1,4 @@
-// The reference operator against physics identities (CONVENTIONS.md). Everything else is tested
+// The reference operator against physics identities (docs/CONVENTIONS.md). Everything else is tested
 // against this operator, so it is tested against nothing but the definitions.
 #include <gtest/gtest.h>
 
@@ -27,10 +27,11 @@ class ReferenceDslash : public ::testing::Test {
     dslash_reference(u, in, out, dagger);
     return out;
   }
+  // g5 from the library's table (test_gamma.cpp checks it is g0 g1 g2 g3 and diag(1, 1, -1, -1)).
   static void gamma5(SpinorField<double>& psi) {
     for (index_t i = 0; i < psi.sites(); ++i)
-      for (int s = 2; s < 4; ++s)
-        for (int c = 0; c < 3; ++c) psi(i, s, c) = -psi(i, s, c);
+      for (int s = 0; s < 4; ++s)
+        for (int c = 0; c < 3; ++c) psi(i, s, c) *= kGamma5Diagonal[static_cast<std::size_t>(s)];
   }
 
   GaugeField<double> u;
@@ -94,7 +95,8 @@ TEST_F(ReferenceDslash, FreeFieldPlaneWave) {
         for (int c = 0; c < 3; ++c) psi(s, sp, c) = std::polar(1.0, phase) * chi[static_cast<std::size_t>(3 * sp + c)];
     }
     dslash_reference(unit, psi, out, dagger);
-    // Expected: sum_mu [(1 -/+ g_mu) e^{i p_mu} + (1 +/- g_mu) e^{-i p_mu}] psi = sum_mu [2 cos p_mu -/+ 2i sin p_mu g_mu] psi
+    // Expected, from the gamma matrices as the convention writes them (not the library's table):
+    // sum_mu [(1 -/+ g_mu) e^{i p_mu} + (1 +/- g_mu) e^{-i p_mu}] psi = sum_mu [2 cos p_mu -/+ 2i sin p_mu g_mu] psi
     const double sign = dagger ? +1 : -1;
     double worst = 0;
     for (site_t s = 0; s < kSmallLattice.volume(); ++s)
@@ -104,7 +106,7 @@ TEST_F(ReferenceDslash, FreeFieldPlaneWave) {
           for (std::size_t mu = 0; mu < 4; ++mu) {
             want += 2 * std::cos(p[mu]) * psi(s, row, c);
             for (int col = 0; col < 4; ++col)
-              want += sign * std::complex<double>(0, 2 * std::sin(p[mu])) * gamma_entry<double>(static_cast<int>(mu), row, col) * psi(s, col, c);
+              want += sign * std::complex<double>(0, 2 * std::sin(p[mu])) * test::kDeGrandRossi[mu][static_cast<std::size_t>(row)][static_cast<std::size_t>(col)] * psi(s, col, c);
           }
           worst = std::max(worst, std::abs(out(s, row, c) - want));
         }

@@ -3,7 +3,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <complex>
 #include <filesystem>
 #include <unistd.h>
 #include <string>
@@ -18,6 +20,19 @@ inline const Geometry kSmallLattice({4, 6, 8, 10});
 
 // max |a - b| / max |b| over all components (the library's, so tests and bench --check agree).
 using dslash::relative_difference;
+
+// The DeGrand-Rossi gamma matrices as docs/CONVENTIONS.md writes them, for tests that must not take
+// their expectation from the library's own table (test_gamma.cpp pins that table to these).
+using SpinMatrix = std::array<std::array<std::complex<double>, 4>, 4>;
+inline constexpr std::complex<double> i(0, 1);
+// clang-format off
+inline const std::array<SpinMatrix, 4> kDeGrandRossi = {{
+  {{{0, 0, 0, i}, {0, 0, i, 0}, {0, -i, 0, 0}, {-i, 0, 0, 0}}},  // g0 (x)
+  {{{0, 0, 0, -1}, {0, 0, 1, 0}, {0, 1, 0, 0}, {-1, 0, 0, 0}}},  // g1 (y)
+  {{{0, 0, i, 0}, {0, 0, 0, -i}, {-i, 0, 0, 0}, {0, i, 0, 0}}},  // g2 (z)
+  {{{0, 0, 1, 0}, {0, 0, 0, 1}, {1, 0, 0, 0}, {0, 1, 0, 0}}},    // g3 (t)
+}};
+// clang-format on
 
 // A per-test scratch directory, removed afterwards.
 class TempDir {

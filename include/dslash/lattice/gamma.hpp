@@ -1,6 +1,8 @@
 #pragma once
-// DeGrand-Rossi gamma matrices (CONVENTIONS.md; as Chroma, QDP++ and Grid). Stored as exact
-// integers: entry = re + i*im with re, im in {-1, 0, 1}.
+// DeGrand-Rossi gamma matrices (docs/CONVENTIONS.md; as Chroma, QDP++ and Grid): the project's one
+// table of them. The reference operator multiplies by it and the kernels' spin projectors are
+// derived from it (kernels/spin_projector.hpp); tests/test_gamma.cpp pins it to the convention.
+// Stored as exact integers: entry = re + i*im with re, im in {-1, 0, 1}.
 #include <array>
 #include <complex>
 
@@ -8,7 +10,10 @@ namespace dslash {
 
 struct GammaEntry {
   int re, im;
+  friend constexpr bool operator==(const GammaEntry&, const GammaEntry&) = default;
 };
+constexpr GammaEntry operator+(GammaEntry a, GammaEntry b) { return {a.re + b.re, a.im + b.im}; }
+constexpr GammaEntry operator*(GammaEntry a, GammaEntry b) { return {a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re}; }
 using GammaMatrix = std::array<std::array<GammaEntry, 4>, 4>;
 
 // clang-format off
@@ -24,7 +29,7 @@ inline constexpr std::array<GammaMatrix, 4> kGamma = {{
 }};
 // clang-format on
 
-// g5 = g0 g1 g2 g3 = diag(1, 1, -1, -1)
+// g5 = g0 g1 g2 g3 = diag(1, 1, -1, -1): the chirality of each spin component.
 inline constexpr std::array<int, 4> kGamma5Diagonal = {1, 1, -1, -1};
 
 template <class Real>

@@ -1,5 +1,5 @@
 #pragma once
-// Lattice geometry (CONVENTIONS.md): directions mu = 0..3 = x, y, z, t; lexicographic site index
+// Lattice geometry (docs/CONVENTIONS.md): directions mu = 0..3 = x, y, z, t; lexicographic site index
 // s = x + L0*(y + L1*(z + L2*t)), x fastest; parity (x+y+z+t) mod 2; checkerboard index cb = s/2;
 // periodic boundaries.
 #include <array>
