@@ -43,6 +43,21 @@ grep -q "GF/s rank" bench.txt || fail "no per-rank rate column"
 for key in gflops_per_rank rank_gflops comm_s compute_s halo_bytes_per_rank halo_GBs local_lattice rotating_sets bandwidth_samples_GBs fma_samples_GFLOPs; do
   grep -q "\"$key\"" b.json || fail "bench JSON lacks $key"
 done
+# The same report as one process writes: every result carries the common fields, meta the timing rule.
+if [ -x /usr/bin/python3 ]; then
+  /usr/bin/python3 - <<'PY'
+import json
+j = json.load(open("b.json"))
+assert j["meta"]["headline"] == "the best of 2 timed calls; min/median/max over all 2, after 1 untimed warm-up calls, each call timed to the slowest rank", j["meta"]["headline"]
+for k in ("llc_bytes", "llc_source", "fits_in_llc", "footprint_bytes", "ranks", "grid", "threads"):
+    assert k in j["meta"], k
+for r in j["results"]:
+    for k in ("layout", "lanes", "tile_source", "team_size", "sites_per_team", "spread", "times_s", "fma_peak_gflops", "gflops_per_rank", "comm_s"):
+        assert k in r, k
+    assert r["time_min_s"] == min(r["times_s"]) and len(r["times_s"]) == 2, r["times_s"]
+    assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6, r
+PY
+fi
 # Halo bytes per rank (naive, the first result): 12 reals x 8 bytes x 128 face sites (1024 local
 # sites / 4 / 2) x 2 faces x 2 split directions.
 grep -q '"halo_bytes_per_rank": 49152,' b.json || fail "halo bytes are not the projected half spinors: $(grep halo_bytes b.json | head -2)"

@@ -1,6 +1,8 @@
 #pragma once
 // Runs and measures one kernel variant: warm-up, timed repetitions (wall clock around each
 // blocking apply), optional tuning of the launch shape, optional check against the reference.
+// Timing rule (every bench, and --traffic): `warmup` untimed calls, then `iters` timed calls that
+// all count: the rate is the best of them, and min/median/max are over all of them.
 #include <array>
 #include <optional>
 #include <string>
@@ -9,6 +11,7 @@
 #include "bench/machine.hpp"
 #include "bench/tune_cache.hpp"
 #include "dslash/lattice/gauge_field.hpp"
+#include "dslash/lattice/spinor_field.hpp"
 #include "kernels/kernel_options.hpp"
 
 namespace dslash::bench {
@@ -18,7 +21,18 @@ struct BenchSettings {
   bool check = false;
   bool traffic = false;  // also time the kernel's memory traffic alone (DslashKernel::apply_traffic)
   std::uint64_t seed = 1;
+  std::uint64_t llc_bytes = 0;  // the last-level cache this process may count on (0: unknown): rotating_sets
 };
+
+// The --check verdict of one variant: its worst relative difference from the reference over the
+// right-hand sides, within the precision's tolerance or not.
+struct CheckOutcome {
+  double relative_error = 0;
+  bool passed = false;
+};
+template <class Real>
+CheckOutcome check_against_reference(const GaugeField<Real>& u, const std::vector<SpinorField<Real>>& in,
+                                     const std::vector<SpinorField<Real>>& out, bool dagger);
 
 struct VariantRequest {
   DslashConfig cfg;
@@ -30,18 +44,20 @@ struct VariantResult {
   std::string label, tile_source = "default";  // default, user, tuned or cache
   int lanes = 1;
   std::vector<double> times;                   // timed repetitions, seconds
-  double time_min = 0, time_median = 0, time_max = 0;  // over the repetitions after the first
+  double time_min = 0, time_median = 0, time_max = 0;  // over all of them
+  // Rates are the whole run's (under MPI, all ranks together); rate_against sets the last three.
   double gflops = 0, gbytes_model = 0, roofline_gflops = 0, percent_of_roofline = 0, fma_peak_gflops = 0;
   double compulsory_bytes = 0;  // per output site and right-hand side (CONVENTIONS.md)
   double spread = 0;           // (median - min) / min: > 0.1 means the machine was noisy
-  double traffic_gflops = 0;   // the traffic alone, at 1320 FLOP per site and RHS; 0 if not measured
+  double traffic_gflops = 0;   // the traffic alone, at 1320 FLOP per site and RHS, best call; 0 if not measured
+  std::vector<double> traffic_times;  // its timed calls, seconds
   int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
-  bool checked = false, check_passed = false;
-  double check_error = 0;
+  std::optional<CheckOutcome> check;  // with --check
 };
 
-// r's roofline on the run's best ceilings, and r's share of it.
-void rate_against(VariantResult& r, const Ceilings& ceilings);
+// r's roofline on the run's best ceilings (measured per process, times the processes that ran it),
+// and r's share of it.
+void rate_against(VariantResult& r, const Ceilings& ceilings, int processes = 1);
 
 template <class Real>
 class Benchmark {

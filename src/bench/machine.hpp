@@ -9,8 +9,30 @@
 
 namespace dslash::bench {
 
+// The last-level cache, and where its size came from (a VM may hide it from sysfs).
+struct CacheInfo {
+  std::uint64_t bytes = 0;         // the whole cache; 0: unknown
+  std::string source = "unknown";  // sysfs, cpuid, sysconf or unknown
+  int sharing = 1;                 // processes that share it (under MPI, the ranks on a node)
+  bool known() const { return bytes > 0; }
+  std::uint64_t share() const { return bytes / static_cast<std::uint64_t>(sharing); }  // what one process may count on
+};
+
+// The size each source reports, 0 where it is silent.
+struct CacheReadings {
+  std::uint64_t sysfs = 0, cpuid = 0, sysconf = 0;
+};
+CacheReadings read_cache_sources();
+// The first source that knows, in the order sysfs, CPUID, sysconf; unknown when none does.
+CacheInfo choose_last_level_cache(const CacheReadings& readings, int sharing = 1);
+CacheInfo last_level_cache(int sharing = 1);  // choose_last_level_cache(read_cache_sources())
+// A sysfs cache size ("32768K", "1M", "512"), in bytes; 0 if unreadable.
+std::uint64_t parse_cache_size(const std::string& text);
+// A cache described by CPUID leaf 4 (Intel) or 0x8000001D (AMD): ways x partitions x line x sets.
+std::uint64_t cpuid_cache_bytes(std::uint32_t ebx, std::uint32_t ecx);
+
 // The roofline's two ceilings, measured in rounds with the current OpenMP threads: a round is
-// kTriads STREAM triads (streaming stores, read + written bytes, arrays 4x the LLC and >= 64 MiB)
+// kTriads STREAM triads (streaming stores, read + written bytes, over triad_total_bytes(): metrics.hpp)
 // and kFmaLoops FMA loops per instruction set. The bench measures a round at the start and one after
 // every variant, and rates every variant against the best of the whole run. On a shared machine
 // both ceilings have slow phases that last seconds: one round at the start put the same 32^4 vnode
@@ -19,6 +41,8 @@ namespace dslash::bench {
 // whenever those rounds caught a slow phase that the kernel missed (16^4 vnode: 71-74%).
 struct Ceilings {
   static constexpr int kTriads = 9, kFmaLoops = 5;
+  explicit Ceilings(const CacheInfo& llc);
+  std::uint64_t triad_bytes;                               // the triad's three arrays together, per process
   std::vector<double> triads;                              // every triad of the run, GB/s
   std::map<std::string, std::vector<double>> fma_loops;    // every FMA loop per instruction set, GFLOP/s
 
@@ -36,7 +60,6 @@ struct Ceilings {
   bool noisy(SimdIsa isa) const { return bandwidth_spread() > 0.10 || fma_spread(isa) > 0.10; }
 };
 
-std::uint64_t last_level_cache_bytes();  // 0 if unknown
 std::string host_name();
 std::string now_iso8601();
 std::string compiler_description();

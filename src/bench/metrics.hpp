@@ -33,18 +33,24 @@ inline int rotating_sets(std::uint64_t llc, std::uint64_t link_bytes, std::uint6
   return static_cast<int>(std::min<std::uint64_t>(16, (4 * llc + set_bytes - 1) / set_bytes));
 }
 
-// min, median and max of the timed calls, leaving out the first (it pays for cold caches and pages
-// when there is more than one); spread = (median - min) / min, above 0.1 the machine was noisy.
+// The STREAM triad's three arrays together, per process: 4x the last-level cache and at least 1 GiB,
+// so that a cache reported too small or not at all (VMs) still leaves the triad reading memory;
+// the processes sharing the cache (MPI ranks on a node, all measuring at once) split it.
+inline std::uint64_t triad_total_bytes(std::uint64_t llc, int sharing) {
+  return std::max<std::uint64_t>(4 * llc, std::uint64_t{1} << 30) / static_cast<std::uint64_t>(std::max(1, sharing));
+}
+
+// min, median and max over every timed call (the untimed warm-up calls before them absorb cold
+// caches and pages); spread = (median - min) / min, above 0.1 the machine was noisy.
 struct TimeSummary {
   double min = 0, median = 0, max = 0, spread = 0;
 };
-inline TimeSummary summarize_times(const std::vector<double>& times) {
-  std::vector<double> kept(times.size() > 1 ? times.begin() + 1 : times.begin(), times.end());
-  std::sort(kept.begin(), kept.end());
+inline TimeSummary summarize_times(std::vector<double> times) {
+  std::sort(times.begin(), times.end());
   TimeSummary t;
-  t.min = kept.front();
-  t.max = kept.back();
-  t.median = kept.size() % 2 ? kept[kept.size() / 2] : 0.5 * (kept[kept.size() / 2 - 1] + kept[kept.size() / 2]);
+  t.min = times.front();
+  t.max = times.back();
+  t.median = times.size() % 2 ? times[times.size() / 2] : 0.5 * (times[times.size() / 2 - 1] + times[times.size() / 2]);
   t.spread = (t.median - t.min) / t.min;
   return t;
 }

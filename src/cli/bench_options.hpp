@@ -1,13 +1,14 @@
 #pragma once
 // The options of `dslash bench`, shared by the single-process run (cmd_bench.cpp) and the MPI run
 // (cmd_bench_mpi.cpp).
+#include <omp.h>
+
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <initializer_list>
 #include <string>
 #include <vector>
 
+#include "bench/report.hpp"
 #include "cli/commands.hpp"
 
 namespace dslash::cli {
@@ -27,11 +28,6 @@ inline std::vector<std::string> expand(const std::string& value, std::initialize
   return {all.begin(), all.end()};
 }
 
-inline const char* env_or_unset(const char* name) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : "unset";
-}
-
 // The launch configuration of one variant (kernel x dispatch) from the options; the caller adds
 // the launch shape. mrhs takes --nrhs, or one right-hand side per SIMD lane.
 inline DslashConfig variant_config(const BenchOptions& o, const std::string& kernel, const std::string& dispatch, SimdIsa isa,
@@ -47,18 +43,22 @@ inline DslashConfig variant_config(const BenchOptions& o, const std::string& ker
   return cfg;
 }
 
-// One stderr line per variant that failed --check, and the exit status: 1 if any failed.
-template <class Result>
-int report_checks(const std::vector<Result>& results, bool check, const std::string& where = "") {
-  int failures = 0;
-  for (const auto& r : results)
-    if (r.checked && !r.check_passed) {
-      std::fprintf(stderr, "dslash: check failed: %s%s differs from the reference by %.3e (relative)\n", r.label.c_str(), where.c_str(),
-                   r.check_error);
-      ++failures;
-    }
-  if (check && failures == 0) std::fprintf(stderr, "check passed: %zu variant(s) agree with the reference\n", results.size());
-  return failures == 0 ? 0 : 1;
+// What every bench's report says about its run, from the options, started now; the bench adds
+// where it ran (lattice or grid, sites, footprint, cache) and its own fields.
+inline bench::RunInfo run_info(const BenchOptions& o, SimdIsa isa, int bytes_per_real) {
+  bench::RunInfo run;
+  run.started = bench::now_iso8601();
+  run.lattice = o.dims;
+  run.threads = omp_get_max_threads();
+  run.isa = isa;
+  run.isas = {isa};
+  if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") run.isas.push_back(SimdIsa::Scalar);  // naive runs scalar
+  run.bytes_per_real = bytes_per_real;
+  run.iters = o.iters;
+  run.warmup = o.warmup;
+  run.parity = o.parity;
+  run.dagger = o.dagger;
+  return run;
 }
 
 // The MPI run of `dslash bench` (only in a build with MPI): exit status as run_bench's.

@@ -5,35 +5,16 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "bench/benchmark.hpp"
-#include "bench/metrics.hpp"
+#include "bench/report.hpp"
 #include "cli/bench_options.hpp"
-#include "io/atomic_file.hpp"
 #include "kernels/dslash_kernel.hpp"
 
 namespace dslash::cli {
 
 namespace {
-
-nlohmann::json result_json(const bench::VariantResult& r, const Coord& dims, const std::string& prec) {
-  nlohmann::json j = {
-      {"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
-      {"simd", to_string(r.cfg.isa)}, {"lanes", r.lanes}, {"nrhs", r.cfg.nrhs}, {"lattice", dims},
-      {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"layout", to_string(r.cfg.layout)}, {"tile", r.cfg.tile}, {"tile_source", r.tile_source},
-      {"team_size", r.cfg.team_size}, {"sites_per_team", r.cfg.sites_per_team}, {"gflops", r.gflops},
-      {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
-      {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
-      {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets}};
-  if (r.checked) j["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
-  if (r.traffic_gflops > 0) {
-    j["traffic_gflops"] = r.traffic_gflops;
-    j["traffic_percent_of_roofline"] = 100.0 * r.traffic_gflops / r.roofline_gflops;
-  }
-  return j;
-}
 
 template <class Real>
 int run_bench(const BenchOptions& o) {
@@ -49,28 +30,24 @@ int run_bench(const BenchOptions& o) {
   if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
   if (user_team < 1) throw std::invalid_argument("--team-size must be >= 1 or auto");
 
-  const std::string started = bench::now_iso8601();  // the header comes after the run, with its final ceilings
-  const int threads = omp_get_max_threads();
-  const std::uint64_t llc = bench::last_level_cache_bytes();
-  // The gauge field, the kernel's packed links (8 per output site: as large as the gauge field for a
-  // checkerboarded operator), and one input and one output spinor.
-  const std::uint64_t gauge_bytes = GaugeField<Real>::bytes_for(geom);
-  const std::uint64_t footprint = 2 * gauge_bytes + 2 * SpinorField<Real>::bytes_for(geom, Subset::Even);
-  std::vector<SimdIsa> isas = {isa};
-  if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);  // naive runs scalar
-  std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), threads);
-  bench::Ceilings ceilings;
-  ceilings.measure_round(isas, F);
+  bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
+  run.where = "lattice " + geom.to_string();
+  run.sites_per_parity = geom.half_volume();
+  run.footprint_bytes = bench::footprint_bytes<Real>(geom);
+  run.llc = bench::last_level_cache();
+  std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), run.threads);
+  bench::Ceilings ceilings(run.llc);
+  ceilings.measure_round(run.isas, F);
   if (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES"))
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
-  const std::string prec = F == 4 ? "single" : "double";
   std::unique_ptr<bench::TuneCache> cache;
   if (o.tile == "auto" || o.team_size == "auto") {
     cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
     std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
   }
-  bench::Benchmark<Real> bench(geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed}, cache.get());
+  bench::Benchmark<Real> bench(
+      geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed, .llc_bytes = run.llc.share()}, cache.get());
 
   std::vector<bench::VariantResult> results;
   std::vector<std::string> skipped;
@@ -86,7 +63,7 @@ int run_bench(const BenchOptions& o) {
       std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, total, k.c_str(), disp.c_str());
       try {
         results.push_back(bench.run(req));
-        ceilings.measure_round(isas, F);
+        ceilings.measure_round(run.isas, F);
       } catch (const std::invalid_argument& e) {
         if (o.kernel != "all") throw;
         skipped.push_back(e.what());
@@ -95,38 +72,12 @@ int run_bench(const BenchOptions& o) {
     }
 
   for (auto& r : results) bench::rate_against(r, ceilings);
-  const double bandwidth = ceilings.bandwidth_GBs(), fma = ceilings.fma_peak_GFLOPs(isa);
 
   // The header: what ran where, and both roofline ceilings, measured in this run with these threads.
-  FILE* head = o.csv ? stderr : stdout;
-  std::fprintf(head, "# dslash bench: lattice %s, %lld sites per parity, footprint %s (%s the %s last-level cache)\n",
-               geom.to_string().c_str(), static_cast<long long>(geom.half_volume()), format_bytes(footprint).c_str(),
-               llc > 0 && footprint <= llc ? "fits in" : "exceeds", llc > 0 ? format_bytes(llc).c_str() : "unknown");
-  std::fprintf(head, "# threads %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", threads, env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"));
-  std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F),
-               F == 4 ? "single" : "double", bench::compiler_description().c_str(), bench::build_flags().c_str());
-  std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), started.c_str(), bench::host_name().c_str());
-  std::fprintf(head, "# ceilings: bandwidth %.1f GB/s (STREAM triad, streaming stores), FMA peak %.1f GFLOP/s (%s): the best of %d "
-                     "rounds, one at the start and one after each variant\n",
-               bandwidth, fma, to_string(isa), ceilings.rounds());
-  if (ceilings.noisy(isa))
-    std::fprintf(head, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% best vs median); "
-                       "rates and %% of roofline may differ between runs by more than 10%%\n",
-                 100 * ceilings.bandwidth_spread(), 100 * ceilings.fma_spread(isa));
-  std::fprintf(head, "# rates from the best of %d timed calls (min/median/max exclude the first), after %d warm-up calls\n", o.iters, o.warmup);
-
+  bench::print_header(o.csv ? stderr : stdout, run, ceilings);
   if (o.csv) {
-    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,layout,tile,tile_source,team_size,time_min_s,time_median_s,time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline%s\n",
-                o.traffic ? ",traffic_gflops" : "");
-    for (const auto& r : results) {
-      std::printf("%s,%s,%s,%s,%d,%s,%s,%d,%s,%lld.%lld.%lld.%lld,%s,%d,%.6e,%.6e,%.6e,%.3f,%.3f,%.3f,%.2f", to_string(r.cfg.kernel),
-                  to_string(r.cfg.dispatch), prec.c_str(), to_string(r.cfg.isa), r.cfg.nrhs, geom.to_string().c_str(),
-                  to_string(r.cfg.out), r.cfg.dagger ? 1 : 0, to_string(r.cfg.layout), static_cast<long long>(r.cfg.tile[0]), static_cast<long long>(r.cfg.tile[1]),
-                  static_cast<long long>(r.cfg.tile[2]), static_cast<long long>(r.cfg.tile[3]), r.tile_source.c_str(), r.cfg.team_size,
-                  r.time_min, r.time_median, r.time_max, r.gflops, r.gbytes_model, r.roofline_gflops, r.percent_of_roofline);
-      if (o.traffic) std::printf(",%.3f", r.traffic_gflops);
-      std::printf("\n");
-    }
+    std::printf("%s\n", bench::csv_columns(o.traffic).c_str());
+    for (const auto& r : results) std::printf("%s\n", bench::csv_row(r, run, o.traffic).c_str());
   } else {
     std::printf("%-6s %-8s %-7s %5s %-14s %9s %9s %9s %9s %9s %9s %7s%s\n", "kernel", "dispatch", "simd", "nrhs", "launch", "min ms",
                 "median ms", "max ms", "GFLOP/s", "GB/s mdl", "roof", "% roof", o.traffic ? "   traffic  % roof  % trfc" : "");
@@ -147,7 +98,7 @@ int run_bench(const BenchOptions& o) {
     }
     if (o.traffic)
       std::printf("# traffic: the kernel's loads and stores alone, in its order, one add per load and no Dslash (GFLOP/s at 1320 per "
-                  "site); %% trfc: the kernel's rate as a share of it\n");
+                  "site, timed by the same rule); %% trfc: the kernel's rate as a share of it\n");
     if (o.tile == "auto" || o.team_size == "auto") std::printf("# * launch shape from the tuner or the tune cache\n");
     for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
   }
@@ -157,29 +108,12 @@ int run_bench(const BenchOptions& o) {
                    r.label.c_str(), 100 * r.spread);
 
   if (!o.json.empty()) {
-    nlohmann::json j;
-    j["meta"] = {{"lattice", o.dims}, {"volume_per_parity", geom.half_volume()}, {"footprint_bytes", footprint},
-                 {"llc_bytes", llc}, {"fits_in_llc", llc > 0 && footprint <= llc}, {"threads", threads},
-                 {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")},
-                 {"simd", to_string(isa)}, {"lanes", simd_lanes(isa, F)}, {"prec", prec}, {"compiler", bench::compiler_description()},
-                 {"flags", bench::build_flags()}, {"git", bench::git_revision()}, {"date", started},
-                 {"host", bench::host_name()}, {"iters", o.iters}, {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger},
-                 {"headline", "best time of the timed calls"}};
-    nlohmann::json fma_by_simd;
-    for (SimdIsa i : isas) fma_by_simd[to_string(i)] = ceilings.fma_peak_GFLOPs(i);
-    j["ceilings"] = {{"bandwidth_GBs", bandwidth}, {"fma_peak_GFLOPs", fma}, {"fma_peak_GFLOPs_by_simd", fma_by_simd},
-                     {"rounds", ceilings.rounds()}, {"bandwidth_samples_GBs", ceilings.triads}, {"fma_samples_GFLOPs", ceilings.fma_loops},
-                     {"bandwidth_spread", ceilings.bandwidth_spread()}, {"fma_spread", ceilings.fma_spread(isa)},
-                     {"noisy", ceilings.noisy(isa)}};
-    j["results"] = nlohmann::json::array();
-    for (const auto& r : results) j["results"].push_back(result_json(r, o.dims, prec));
-    j["skipped"] = skipped;
-    io::AtomicFileWriter out(o.json);
-    out.stream() << j.dump(2) << '\n';
-    out.commit();
+    nlohmann::json json_results = nlohmann::json::array();
+    for (const auto& r : results) json_results.push_back(bench::result_json(r, run));
+    bench::write_json(o.json, bench::run_json(run, ceilings, json_results, skipped));
   }
 
-  return report_checks(results, o.check);
+  return bench::report_checks(results, o.check);
 }
 
 }  // namespace

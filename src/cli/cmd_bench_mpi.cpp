@@ -12,13 +12,11 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "bench/machine.hpp"
 #include "bench/metrics.hpp"
+#include "bench/report.hpp"
 #include "bench/rotating_spinors.hpp"
 #include "cli/bench_options.hpp"
 #include "dslash/lattice/field_ops.hpp"
-#include "io/atomic_file.hpp"
-#include "kernels/reference_dslash.hpp"
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
@@ -27,21 +25,21 @@ namespace dslash::cli {
 
 namespace {
 
-struct MpiResult {
-  DslashConfig cfg;
-  std::string label;
-  std::vector<double> times;  // per call, slowest rank
-  double time_min = 0, time_median = 0, time_max = 0;
-  double gflops = 0, gflops_per_rank = 0, gbytes_model = 0, roofline_per_rank = 0, percent_of_roofline = 0;
-  double compulsory_bytes = 0;  // per output site and right-hand side
+// A variant's figures as every bench reports them (times per call, slowest rank; rates of all ranks
+// together), and what only a run over ranks has.
+struct MpiResult : bench::VariantResult {
+  double gflops_per_rank = 0;
   double comm_s = 0, compute_s = 0, halo_GBs = 0;
   double project_s = 0, interior_s = 0, wait_s = 0, complete_s = 0;  // the phases of comm and compute
   std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
   std::vector<double> rank_gflops;  // each rank's own rate: local flops / its own best call
-  int rotating_sets = 1;
-  bool checked = false, check_passed = false;
-  double check_error = 0;
 };
+
+nlohmann::json mpi_fields(const MpiResult& r) {
+  return {{"gflops_per_rank", r.gflops_per_rank}, {"rank_gflops", r.rank_gflops}, {"comm_s", r.comm_s}, {"compute_s", r.compute_s},
+          {"project_s", r.project_s}, {"interior_s", r.interior_s}, {"wait_s", r.wait_s}, {"complete_s", r.complete_s},
+          {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected}, {"halo_GBs", r.halo_GBs}};
+}
 
 // Ranks that share this rank's node (and its last-level cache).
 int ranks_per_node(MPI_Comm comm) {
@@ -61,12 +59,14 @@ double reduce_max(double v, MPI_Comm comm) {
 
 template <class Real>
 MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, const std::optional<GaugeField<Real>>& u_global,
-                      const DslashConfig& request, const BenchOptions& o) {
+                      const DslashConfig& request, const BenchOptions& o, const bench::CacheInfo& llc) {
   const bool root = grid.rank() == 0;
   mpi::HaloDslash<Real> d(grid, u, request);
   MpiResult r;
   r.cfg = d.kernel().config();
   r.label = d.kernel().label();
+  r.lanes = d.kernel().layout().lanes;
+  if (r.cfg.dispatch == Dispatch::MDRange && request.tile != DslashConfig{}.tile) r.tile_source = "user";
   const Subset in_subset = d.in_subset();
 
   // The inputs of a single-process run (same seeds, global lattice), scattered.
@@ -84,8 +84,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   }
   // As in one process, a working set that fits in the cache rotates through several input/output
   // sets; the ranks on a node share its last-level cache.
-  r.rotating_sets = bench::rotating_sets(bench::last_level_cache_bytes() / static_cast<std::uint64_t>(ranks_per_node(grid.comm())),
-                                         d.kernel().link_bytes(), 2 * d.kernel().spinor_bytes());
+  r.rotating_sets = bench::rotating_sets(llc.share(), d.kernel().link_bytes(), 2 * d.kernel().spinor_bytes());
   bench::RotatingSpinors<Real> sets(d.kernel(), in, r.rotating_sets);
   const auto apply_next = [&] {
     const std::size_t k = sets.advance();
@@ -128,6 +127,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   r.time_min = summary.min;
   r.time_median = summary.median;
   r.time_max = summary.max;
+  r.spread = summary.spread;
 
   const bool cb = r.cfg.out != Subset::Full;
   const bench::ByteModel bytes = bench::bytes_per_site(cb, sizeof(Real), r.cfg.kernel == KernelFamily::Mrhs ? r.cfg.nrhs : 1);
@@ -141,20 +141,13 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   MPI_Gather(&mine, 1, MPI_DOUBLE, r.rank_gflops.data(), 1, MPI_DOUBLE, 0, grid.comm());
 
   if (o.check) {  // the gathered result against the single-process reference, on rank 0
-    std::vector<SpinorField<Real>> out;
+    std::vector<SpinorField<Real>> out, got;
     d.kernel().unpack(sets.out[sets.last()], out);
-    double worst = 0;
-    for (int k = 0; k < r.cfg.nrhs; ++k) {
-      const std::optional<SpinorField<Real>> got = mpi::gather(grid, out[static_cast<std::size_t>(k)]);
-      if (!root) continue;
-      SpinorField<double> expect(grid.global(), r.cfg.out, "bench_reference");
-      dslash_reference(convert_precision<double>(*u_global), convert_precision<double>(in_global[static_cast<std::size_t>(k)]), expect,
-                       r.cfg.dagger);
-      worst = std::max(worst, relative_difference(*got, expect));
+    for (const auto& local : out) {
+      std::optional<SpinorField<Real>> global = mpi::gather(grid, local);
+      if (global) got.push_back(std::move(*global));
     }
-    r.checked = true;
-    r.check_error = worst;
-    r.check_passed = worst < (sizeof(Real) == 4 ? 1e-5 : 1e-12);
+    if (root) r.check = bench::check_against_reference(*u_global, in_global, got, r.cfg.dagger);
   }
   return r;
 }
@@ -168,21 +161,28 @@ int run(const BenchOptions& o) {
   const bool root = grid.rank() == 0;
   const int F = sizeof(Real);
   const SimdIsa isa = parse_simd(o.simd);
-  const std::string prec = F == 4 ? "single" : "double";
   const auto kernels = expand(o.kernel, {"naive", "mrhs", "vnode"});
   const auto dispatches = expand(o.dispatch, {"range", "team", "mdrange"});
   const std::array<index_t, 4> tile = o.tile.empty() ? DslashConfig{}.tile : parse_tile(o.tile);
   const int team = o.team_size.empty() ? 1 : std::stoi(o.team_size);
   if (team < 1) throw std::invalid_argument("--team-size must be >= 1");
 
-  const std::string started = bench::now_iso8601();  // the header comes after the run, with its final ceilings
+  bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
+  const bool overlap = o.mpi.overlapped();
+  run.title = "dslash bench over MPI";
+  run.where = grid.describe();
+  run.distributed = true;
+  run.sites_per_parity = grid.local().half_volume();
+  run.footprint_bytes = bench::footprint_bytes<Real>(grid.local());
+  run.llc = bench::last_level_cache(ranks_per_node(grid.comm()));  // the ranks on a node share its cache
+  run.notes = {std::string("comms overlap ") + (overlap ? "on" : "off") + "; comm/compute per call, slowest rank"};
+  run.extra = {{"local_lattice", grid.local().extents()}, {"grid", grid.grid()}, {"ranks", grid.size()},
+               {"threads_per_rank", run.threads}, {"comms_overlap", overlap}};
   // Every rank measures at once, as they run: the ceilings are one rank's share of the node.
-  if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", omp_get_max_threads());
-  std::vector<SimdIsa> isas = {isa};
-  if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") isas.push_back(SimdIsa::Scalar);
+  if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", run.threads);
   MPI_Barrier(grid.comm());
-  bench::Ceilings ceilings;
-  ceilings.measure_round(isas, F);
+  bench::Ceilings ceilings(run.llc);
+  ceilings.measure_round(run.isas, F);
   std::optional<GaugeField<Real>> u_global;
   if (root) {
     u_global.emplace(grid.global(), "bench_gauge_global");
@@ -190,7 +190,6 @@ int run(const BenchOptions& o) {
   }
   const GaugeField<Real> u = mpi::scatter(grid, u_global ? &*u_global : nullptr);
 
-  const bool overlap = o.mpi.overlapped();
   std::vector<MpiResult> results;
   std::vector<std::string> skipped;
   for (const auto& k : kernels)
@@ -200,48 +199,29 @@ int run(const BenchOptions& o) {
       if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
       if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, kernels.size() * dispatches.size(), k.c_str(), disp.c_str());
       try {
-        results.push_back(run_variant<Real>(grid, u, u_global, cfg, o));
+        results.push_back(run_variant<Real>(grid, u, u_global, cfg, o, run.llc));
         MPI_Barrier(grid.comm());  // every rank measures its next round at once, as at the start
-        ceilings.measure_round(isas, F);
+        ceilings.measure_round(run.isas, F);
       } catch (const mpi::CollectiveError& e) {  // every rank agrees, so every rank skips
         if (o.kernel != "all") throw;
         skipped.push_back(e.what());
         if (root) std::fprintf(stderr, "  skipped: %s\n", e.what());
       }
     }
-  const double bandwidth = ceilings.bandwidth_GBs(), fma = ceilings.fma_peak_GFLOPs(isa);
-  for (MpiResult& r : results) {  // against the run's best ceilings
-    r.roofline_per_rank = ceilings.roofline_GFLOPs(r.cfg.isa, r.compulsory_bytes);
-    r.percent_of_roofline = 100.0 * r.gflops_per_rank / r.roofline_per_rank;
-  }
-  FILE* head = o.csv ? stderr : stdout;
-  if (root) {
-    std::fprintf(head, "# dslash bench over MPI: %s, %lld local sites per parity\n", grid.describe().c_str(),
-                 static_cast<long long>(grid.local().half_volume()));
-    std::fprintf(head, "# threads per rank %d, OMP_PROC_BIND %s, OMP_PLACES %s, comms overlap %s\n", omp_get_max_threads(),
-                 env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"), overlap ? "on" : "off");
-    std::fprintf(head, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(isa), simd_lanes(isa, F), prec.c_str(),
-                 bench::compiler_description().c_str(), bench::build_flags().c_str());
-    std::fprintf(head, "# git %s, %s, host %s\n", bench::git_revision().c_str(), started.c_str(), bench::host_name().c_str());
-    std::fprintf(head, "# ceilings per rank (rank 0, all ranks measuring): bandwidth %.1f GB/s, FMA peak %.1f GFLOP/s (%s): the best "
-                       "of %d rounds, one at the start and one after each variant\n",
-                 bandwidth, fma, to_string(isa), ceilings.rounds());
-    std::fprintf(head, "# rates from the best of %d timed calls, each timed to the slowest rank; comm/compute per call, slowest rank\n", o.iters);
-  }
+  for (MpiResult& r : results) bench::rate_against(r, ceilings, grid.size());  // the run's best ceilings, per rank
 
   // Rank 0 reports; a failure there (an unwritable --json) is every rank's error.
   int status = 0;
   mpi::collectively([&] {
   if (!root) return;
+  bench::print_header(o.csv ? stderr : stdout, run, ceilings);
   if (o.csv) {
-    std::printf("kernel,dispatch,prec,simd,nrhs,lattice,local_lattice,grid,ranks,parity,dagger,comms_overlap,time_min_s,time_median_s,time_max_s,"
-                "gflops,gflops_per_rank,percent_of_roofline,comm_s,compute_s,halo_bytes_per_rank,halo_GBs\n");
+    std::printf("%s,local_lattice,grid,ranks,comms_overlap,gflops_per_rank,comm_s,compute_s,halo_bytes_per_rank,halo_GBs\n",
+                bench::csv_columns(false).c_str());
     for (const auto& r : results)
-      std::printf("%s,%s,%s,%s,%d,%s,%s,%s,%d,%s,%d,%s,%.6e,%.6e,%.6e,%.3f,%.3f,%.2f,%.6e,%.6e,%llu,%.3f\n", to_string(r.cfg.kernel),
-                  to_string(r.cfg.dispatch), prec.c_str(), to_string(r.cfg.isa), r.cfg.nrhs, grid.global().to_string().c_str(),
-                  grid.local().to_string().c_str(), mpi::grid_text(grid.grid()).c_str(), grid.size(), to_string(r.cfg.out), r.cfg.dagger ? 1 : 0,
-                  overlap ? "on" : "off", r.time_min, r.time_median, r.time_max, r.gflops, r.gflops_per_rank, r.percent_of_roofline, r.comm_s,
-                  r.compute_s, static_cast<unsigned long long>(r.halo_bytes), r.halo_GBs);
+      std::printf("%s,%s,%s,%d,%s,%.3f,%.6e,%.6e,%llu,%.3f\n", bench::csv_row(r, run, false).c_str(), grid.local().to_string().c_str(),
+                  mpi::grid_text(grid.grid()).c_str(), grid.size(), overlap ? "on" : "off", r.gflops_per_rank, r.comm_s, r.compute_s,
+                  static_cast<unsigned long long>(r.halo_bytes), r.halo_GBs);
   } else {
     std::printf("%-6s %-8s %-7s %5s %9s %9s %11s %11s %7s %9s %9s %9s %9s\n", "kernel", "dispatch", "simd", "nrhs", "min ms", "median ms",
                 "GF/s total", "GF/s rank", "% roof", "comm ms", "comp ms", "halo KB", "halo GB/s");
@@ -254,38 +234,16 @@ int run(const BenchOptions& o) {
   }
 
   if (!o.json.empty()) {
-    nlohmann::json j;
-    j["meta"] = {{"lattice", o.dims}, {"local_lattice", grid.local().extents()}, {"grid", grid.grid()}, {"ranks", grid.size()},
-                 {"volume_per_parity", grid.global().half_volume()}, {"threads", omp_get_max_threads()}, {"threads_per_rank", omp_get_max_threads()},
-                 {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")}, {"simd", to_string(isa)},
-                 {"lanes", simd_lanes(isa, F)}, {"prec", prec}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
-                 {"git", bench::git_revision()}, {"date", started}, {"host", bench::host_name()}, {"iters", o.iters},
-                 {"warmup", o.warmup}, {"parity", o.parity}, {"dagger", o.dagger}, {"comms_overlap", overlap},
-                 {"headline", "best call, each call timed to the slowest rank"}};
-    j["ceilings"] = {{"bandwidth_GBs", bandwidth}, {"fma_peak_GFLOPs", fma}, {"rounds", ceilings.rounds()},
-                     {"bandwidth_samples_GBs", ceilings.triads}, {"fma_samples_GFLOPs", ceilings.fma_loops}, {"per", "rank"},
-                     {"noisy", ceilings.noisy(isa)}};
-    j["results"] = nlohmann::json::array();
+    nlohmann::json json_results = nlohmann::json::array();
     for (const auto& r : results) {
-      nlohmann::json e = {{"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", prec},
-                          {"simd", to_string(r.cfg.isa)}, {"nrhs", r.cfg.nrhs}, {"lattice", o.dims}, {"local_lattice", grid.local().extents()},
-                          {"grid", grid.grid()}, {"ranks", grid.size()}, {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger},
-                          {"tile", r.cfg.tile}, {"gflops", r.gflops}, {"gflops_per_rank", r.gflops_per_rank}, {"rank_gflops", r.rank_gflops},
-                          {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_per_rank * grid.size()},
-                          {"percent_of_roofline", r.percent_of_roofline}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
-                          {"time_max_s", r.time_max}, {"times_s", r.times}, {"rotating_sets", r.rotating_sets}, {"comm_s", r.comm_s}, {"compute_s", r.compute_s},
-                          {"project_s", r.project_s}, {"interior_s", r.interior_s}, {"wait_s", r.wait_s}, {"complete_s", r.complete_s}, {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected},
-                          {"halo_GBs", r.halo_GBs}, {"comms_overlap", overlap}};
-      if (r.checked) e["check"] = {{"passed", r.check_passed}, {"relative_error", r.check_error}};
-      j["results"].push_back(e);
+      nlohmann::json e = bench::result_json(r, run);
+      e.update(mpi_fields(r));
+      json_results.push_back(e);
     }
-    j["skipped"] = skipped;
-    io::AtomicFileWriter out(o.json);
-    out.stream() << j.dump(2) << '\n';
-    out.commit();
+    bench::write_json(o.json, bench::run_json(run, ceilings, json_results, skipped));
   }
 
-  status = report_checks(results, o.check, " over " + mpi::grid_text(grid.grid()));
+  status = bench::report_checks(results, o.check, " over " + mpi::grid_text(grid.grid()));
   }, grid.comm());
   MPI_Bcast(&status, 1, MPI_INT, 0, grid.comm());  // only rank 0 checks: mpirun sees its verdict from every rank
   return status;

@@ -1,0 +1,79 @@
+#pragma once
+// The one report of every bench (single process, MPI, and backends to come): the run header on '#'
+// lines, the CSV columns and the JSON file (meta, ceilings, results, skipped), so that a tool reads
+// every run the same way. A bench adds its own fields: RunInfo::extra (in meta and in every result),
+// header notes, and fields or CSV columns after the common ones.
+#include <cstdint>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "bench/benchmark.hpp"
+#include "bench/machine.hpp"
+#include "dslash/lattice/gauge_field.hpp"
+#include "dslash/lattice/spinor_field.hpp"
+
+namespace dslash::bench {
+
+// What ran where: everything the header and the JSON meta say about a run.
+struct RunInfo {
+  std::string title = "dslash bench";  // the header's first words
+  std::string where;                   // the header's lattice description ("lattice 8x8x8x8", or the MPI grid)
+  Coord lattice{};                     // the global lattice
+  bool distributed = false;            // MPI: sites, footprint, threads and ceilings are one rank's
+  std::int64_t sites_per_parity = 0;   // per process
+  std::uint64_t footprint_bytes = 0;   // per process: footprint_bytes<Real>()
+  CacheInfo llc;
+  int threads = 1;  // per process
+  SimdIsa isa = SimdIsa::Scalar;
+  std::vector<SimdIsa> isas;  // every instruction set whose FMA peak the run measured
+  int bytes_per_real = 4, iters = 0, warmup = 0;
+  std::string parity;
+  bool dagger = false;
+  std::string started;                               // ISO 8601: the run's start
+  std::vector<std::string> notes;                    // the bench's own header lines, after the common ones
+  nlohmann::json extra = nlohmann::json::object();  // the bench's own fields, in meta and in every result
+
+  std::string prec() const { return bytes_per_real == 4 ? "single" : "double"; }
+  std::string headline() const;  // how the rates were timed: timing_rule(), and under MPI to the slowest rank
+};
+
+// The gauge field, the kernel's packed links (8 per output site: as large as the gauge field for a
+// checkerboarded operator), and one input and one output spinor, on one process's lattice.
+template <class Real>
+std::uint64_t footprint_bytes(const Geometry& local) {
+  return 2 * GaugeField<Real>::bytes_for(local) + 2 * SpinorField<Real>::bytes_for(local, Subset::Even);
+}
+
+// "2.6 MiB (fits in the 32 MiB last-level cache, from sysfs)", or "2.6 MiB (last-level cache size unknown: ...)".
+std::string footprint_text(std::uint64_t footprint, const CacheInfo& llc);
+// The one timing rule (benchmark.hpp), as the header, the JSON (meta.headline) and the README say it.
+std::string timing_rule(int iters, int warmup);
+
+void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings);
+
+// The CSV header line and one result's row (no newline): the columns every bench writes; a bench
+// appends its own after them, and the traffic column comes with --traffic.
+std::string csv_columns(bool traffic);
+std::string csv_row(const VariantResult& r, const RunInfo& run, bool traffic);
+
+nlohmann::json result_json(const VariantResult& r, const RunInfo& run);
+nlohmann::json run_json(const RunInfo& run, const Ceilings& ceilings, const nlohmann::json& results, const std::vector<std::string>& skipped);
+void write_json(const std::string& path, const nlohmann::json& j);  // atomically: a failed run leaves no half file
+
+// One stderr line per variant that failed --check, and the exit status: 1 if any failed.
+template <class Result>
+int report_checks(const std::vector<Result>& results, bool check, const std::string& where = "") {
+  int failures = 0;
+  for (const auto& r : results)
+    if (r.check && !r.check->passed) {
+      std::fprintf(stderr, "dslash: check failed: %s%s differs from the reference by %.3e (relative)\n", r.label.c_str(), where.c_str(),
+                   r.check->relative_error);
+      ++failures;
+    }
+  if (check && failures == 0) std::fprintf(stderr, "check passed: %zu variant(s) agree with the reference\n", results.size());
+  return failures == 0 ? 0 : 1;
+}
+
+}  // namespace dslash::bench

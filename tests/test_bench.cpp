@@ -1,0 +1,188 @@
+// The benchmark's honesty: where the cache size comes from and what the run does when nobody
+// knows it, the one timing rule, the --check verdict, and the one report every bench writes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "bench/benchmark.hpp"
+#include "bench/machine.hpp"
+#include "bench/metrics.hpp"
+#include "bench/report.hpp"
+#include "dslash/lattice/field_ops.hpp"
+#include "kernels/reference_dslash.hpp"
+#include "test_support.hpp"
+
+namespace dslash::bench {
+namespace {
+
+constexpr std::uint64_t MiB = 1u << 20, GiB = 1u << 30;
+
+TEST(CacheDetection, TakesTheFirstSourceThatKnowsInOrderSysfsCpuidSysconf) {
+  EXPECT_EQ(choose_last_level_cache({.sysfs = 32 * MiB, .cpuid = 16 * MiB, .sysconf = 8 * MiB}).source, "sysfs");
+  const CacheInfo vm = choose_last_level_cache({.sysfs = 0, .cpuid = 508 * MiB, .sysconf = 508 * MiB});  // a VM without sysfs entries
+  EXPECT_EQ(vm.bytes, 508 * MiB);
+  EXPECT_EQ(vm.source, "cpuid");
+  EXPECT_EQ(choose_last_level_cache({.sysfs = 0, .cpuid = 0, .sysconf = 8 * MiB}).source, "sysconf");
+  const CacheInfo none = choose_last_level_cache({});
+  EXPECT_FALSE(none.known());
+  EXPECT_EQ(none.source, "unknown");
+}
+
+TEST(CacheDetection, RanksOnANodeShareTheCache) {
+  const CacheInfo c = choose_last_level_cache({.sysfs = 32 * MiB}, 4);
+  EXPECT_EQ(c.bytes, 32 * MiB);
+  EXPECT_EQ(c.share(), 8 * MiB);
+  EXPECT_EQ(choose_last_level_cache({}, 0).sharing, 1);
+}
+
+TEST(CacheDetection, ParsesSysfsSizes) {
+  EXPECT_EQ(parse_cache_size("32768K"), 32 * MiB);
+  EXPECT_EQ(parse_cache_size("1M"), MiB);
+  EXPECT_EQ(parse_cache_size("512"), 512u);
+  EXPECT_EQ(parse_cache_size(""), 0u);
+  EXPECT_EQ(parse_cache_size("K"), 0u);
+  EXPECT_EQ(parse_cache_size("12X"), 0u);
+}
+
+TEST(CacheDetection, DecodesCpuidCacheParameters) {
+  // 32 MiB, 16 ways, 1 partition, 64-byte lines, 32768 sets: every field is stored minus one.
+  EXPECT_EQ(cpuid_cache_bytes((15u << 22) | (0u << 12) | 63u, 32767u), 32 * MiB);
+  EXPECT_EQ(cpuid_cache_bytes((7u << 22) | (1u << 12) | 63u, 63u), 8u * 2 * 64 * 64);
+}
+
+TEST(CacheUnknown, TriadSpansAtLeastOneGibSoItReadsMemory) {
+  // The VM: no sysfs cache entries, and a triad of 3 x 64 MiB read 116-121 GB/s from 2 vCPUs.
+  EXPECT_GE(triad_total_bytes(0, 1), GiB);
+  EXPECT_GE(Ceilings(choose_last_level_cache({})).triad_bytes, GiB);
+  EXPECT_EQ(triad_total_bytes(508 * MiB, 1), 4 * 508 * MiB);  // a known cache: 4x it
+  EXPECT_EQ(triad_total_bytes(8 * MiB, 1), GiB);
+  EXPECT_EQ(triad_total_bytes(0, 4), GiB / 4);  // four ranks measuring at once span it together
+}
+
+TEST(CacheUnknown, InputsDoNotRotateAndTheHeaderSaysUnknown) {
+  EXPECT_EQ(rotating_sets(0, MiB, MiB), 1);
+  EXPECT_GT(rotating_sets(32 * MiB, MiB, MiB), 1);
+  const std::string unknown = footprint_text(2 * MiB + MiB / 2, choose_last_level_cache({}));
+  EXPECT_NE(unknown.find("last-level cache size unknown"), std::string::npos) << unknown;
+  EXPECT_EQ(unknown.find("exceeds"), std::string::npos) << unknown;
+  EXPECT_EQ(unknown.find("fits"), std::string::npos) << unknown;
+}
+
+TEST(CacheKnown, HeaderSaysFitsOrExceedsAndWhereTheSizeCameFrom) {
+  const std::string fits = footprint_text(2 * MiB, choose_last_level_cache({.cpuid = 32 * MiB}));
+  EXPECT_NE(fits.find("fits in the 32.0 MiB last-level cache, from cpuid"), std::string::npos) << fits;
+  const std::string shared = footprint_text(10 * MiB, choose_last_level_cache({.sysfs = 32 * MiB}, 4));
+  EXPECT_NE(shared.find("exceeds its 1/4 share of the 32.0 MiB last-level cache, from sysfs"), std::string::npos) << shared;
+}
+
+TEST(TimingRule, EveryTimedCallCounts) {
+  const TimeSummary t = summarize_times({0.5, 3, 1, 2});  // the first timed call is not dropped
+  EXPECT_EQ(t.min, 0.5);
+  EXPECT_EQ(t.median, 1.5);
+  EXPECT_EQ(t.max, 3);
+  EXPECT_EQ(t.spread, 2);
+  EXPECT_EQ(summarize_times({0.25}).min, 0.25);
+  EXPECT_EQ(timing_rule(10, 2), "the best of 10 timed calls; min/median/max over all 10, after 2 untimed warm-up calls");
+}
+
+template <class Real>
+void expect_check_catches_a_corrupted_output(double tolerance) {
+  const Geometry geom({4, 4, 4, 4});
+  GaugeField<double> u(geom, "u");
+  fill_random_su3(u, 7);
+  std::vector<SpinorField<Real>> in, out;
+  for (int k = 0; k < 2; ++k) {
+    SpinorField<double> psi(geom, Subset::Odd, "in"), chi(geom, Subset::Even, "out");
+    fill_gaussian(psi, 11 + static_cast<std::uint64_t>(k));
+    dslash_reference(u, psi, chi, false);
+    in.push_back(convert_precision<Real>(psi));
+    out.push_back(convert_precision<Real>(chi));
+  }
+  const GaugeField<Real> ur = convert_precision<Real>(u);
+  const CheckOutcome good = check_against_reference(ur, in, out, false);
+  EXPECT_TRUE(good.passed) << good.relative_error;
+  EXPECT_LT(good.relative_error, tolerance);
+
+  out[1](3, 2, 1) += Real(1);  // one component of the second right-hand side
+  const CheckOutcome bad = check_against_reference(ur, in, out, false);
+  EXPECT_FALSE(bad.passed);
+  EXPECT_GT(bad.relative_error, 1e-3);
+  EXPECT_FALSE(check_against_reference(ur, in, out, true).passed);  // the wrong operator fails too
+}
+
+TEST(Check, CatchesACorruptedOutputInSinglePrecision) { expect_check_catches_a_corrupted_output<float>(1e-5); }
+TEST(Check, CatchesACorruptedOutputInDoublePrecision) { expect_check_catches_a_corrupted_output<double>(1e-12); }
+
+TEST(Check, AFailedVariantIsReportedAndExitsOne) {
+  std::vector<VariantResult> results(2);
+  results[0].label = "naive/range";
+  results[0].check = CheckOutcome{1e-7, true};
+  results[1].label = "vnode/range";
+  results[1].check = CheckOutcome{0.25, false};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(report_checks(results, true), 1);
+  const std::string err = testing::internal::GetCapturedStderr();
+  EXPECT_NE(err.find("dslash: check failed: vnode/range differs from the reference by 2.500e-01"), std::string::npos) << err;
+  EXPECT_EQ(err.find("naive/range"), std::string::npos) << err;
+
+  results[1].check = CheckOutcome{1e-7, true};
+  testing::internal::CaptureStderr();
+  EXPECT_EQ(report_checks(results, true), 0);
+  EXPECT_NE(testing::internal::GetCapturedStderr().find("check passed: 2 variant(s)"), std::string::npos);
+}
+
+RunInfo sample_run() {
+  RunInfo run;
+  run.where = "lattice 8x8x8x8";
+  run.lattice = {8, 8, 8, 8};
+  run.sites_per_parity = 2048;
+  run.footprint_bytes = footprint_bytes<float>(Geometry(run.lattice));
+  run.isa = SimdIsa::Scalar;
+  run.isas = {SimdIsa::Scalar};
+  run.iters = 5;
+  run.warmup = 1;
+  run.parity = "even";
+  return run;
+}
+
+TEST(Report, EveryBenchWritesTheSameFieldsAndAddsItsOwn) {
+  RunInfo run = sample_run();
+  run.extra = {{"ranks", 4}};
+  VariantResult r;
+  r.times = {2e-3, 1e-3};
+  r.check = CheckOutcome{1e-7, true};
+  const nlohmann::json res = result_json(r, run);
+  for (const char* key : {"kernel", "dispatch", "prec", "simd", "lanes", "nrhs", "lattice", "parity", "dagger", "layout", "tile",
+                          "tile_source", "team_size", "sites_per_team", "gflops", "gbytes_model", "roofline_gflops",
+                          "percent_of_roofline", "fma_peak_gflops", "time_min_s", "time_median_s", "time_max_s", "times_s", "spread",
+                          "rotating_sets", "check"})
+    EXPECT_TRUE(res.contains(key)) << key;
+  EXPECT_EQ(res["ranks"], 4);
+  EXPECT_FALSE(res.contains("traffic_gflops"));
+
+  Ceilings ceilings(run.llc);
+  const nlohmann::json j = run_json(run, ceilings, nlohmann::json::array({res}), {});
+  EXPECT_EQ(j["meta"]["ranks"], 4);
+  EXPECT_EQ(j["meta"]["headline"], timing_rule(5, 1));
+  EXPECT_TRUE(j["meta"]["fits_in_llc"].is_null());  // the cache is unknown: neither fits nor exceeds
+  EXPECT_EQ(j["meta"]["llc_source"], "unknown");
+  EXPECT_GE(j["ceilings"]["triad_bytes"].get<std::uint64_t>(), GiB);
+  EXPECT_EQ(j["results"].size(), 1u);
+
+  run.llc = choose_last_level_cache({.sysconf = 32 * MiB});
+  EXPECT_EQ(run_json(run, ceilings, nlohmann::json::array(), {})["meta"]["fits_in_llc"], true);
+}
+
+TEST(Report, CsvRowHasOneValuePerColumn) {
+  const RunInfo run = sample_run();
+  VariantResult r;
+  for (bool traffic : {false, true}) {
+    const std::string columns = csv_columns(traffic), row = csv_row(r, run, traffic);
+    EXPECT_EQ(std::count(columns.begin(), columns.end(), ','), std::count(row.begin(), row.end(), ',')) << columns << "\n" << row;
+  }
+}
+
+}  // namespace
+}  // namespace dslash::bench
