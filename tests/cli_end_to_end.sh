@@ -85,6 +85,17 @@ expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive
 expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx9000
 expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel naive --nrhs 2
 expect_error x.npy spinor --lattice 1024x1024x1024x1024 --out x.npy
+
+# A one-spinor file of shape (1, L3, L2, L1, L0, 4, 3) gives a result of the same shape.
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  /usr/bin/python3 -c "import numpy as np; np.save('psi1.npy', np.load('psi.npy')[None])"
+  "$dslash" apply --gauge U.nersc --in psi1.npy --out chi1.npy --parity full > /dev/null
+  /usr/bin/python3 -c "
+import numpy as np
+one, full = np.load('chi1.npy'), np.load('chi_full.npy')
+assert one.shape == (1,) + full.shape, one.shape
+assert np.array_equal(one[0], full)"
+fi
 "$dslash" --help | grep -q apply || fail "--help lists no subcommands"
 "$dslash" apply --help | grep -q -- "--parity" || fail "apply --help"
 echo "cli end-to-end: all checks passed"
