@@ -68,6 +68,7 @@ void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>&
 template <class Real>
 void apply_distributed(ApplyOptions& o) {
   if (o.kernel == "reference") throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
+  check_output_file("--out", o.out);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::optional<GaugeField<double>> u_global;
@@ -114,10 +115,14 @@ void add_apply_command(CLI::App& app) {
   cmd->add_option("--in", opt->in, "input .npy spinor(s)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", opt->out, "output .npy spinor(s), full lattice")->required();
   cmd->add_option("--kernel", opt->kernel, "kernel")->check(CLI::IsMember({"reference", "naive", "mrhs", "vnode"}))->capture_default_str();
-  cmd->add_option("--nrhs", opt->nrhs, "right-hand sides in the input (default: as many as it holds)")->check(CLI::PositiveNumber);
+  add_int_option(*cmd, "--nrhs", opt->nrhs, 1, kMaxRhs, "right-hand sides in the input (default: as many as it holds)");
   add_kernel_options(*cmd, opt->k);
   add_mpi_options(*cmd, opt->mpi);
-  cmd->callback([opt] {
+  cmd->callback([opt, cmd] {
+    if (opt->kernel == "reference")
+      reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout"},
+                   "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
+    reject_simd_for_naive(opt->kernel, opt->k.simd);
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)
       if (opt->k.prec == "single") apply_distributed<float>(*opt);
@@ -128,6 +133,7 @@ void add_apply_command(CLI::App& app) {
     const bool reference = opt->kernel == "reference";
     if (reference && opt->k.prec != "double")
       throw std::invalid_argument("apply: the reference kernel computes in double precision only; use --prec double");
+    check_output_file("--out", opt->out);
     const GaugeField<double> u = io::read_nersc<double>(opt->gauge);
     const Geometry& geom = u.geometry();
     const std::vector<SpinorField<double>> in = io::read_spinors_npy<double>(opt->in, geom, &opt->batched);
