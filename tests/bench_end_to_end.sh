@@ -10,6 +10,7 @@ cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 export DSLASH_TUNE_CACHE="$work/tune.tsv"
 small=(--lattice 8x4x4x8 --iters 3 --warmup 1)
+tiny=(--lattice 8x4x4x8)
 
 "$dslash" bench "${small[@]}" --check --json run.json > table.txt 2> err.txt || fail "bench --check failed: $(cat err.txt)"
 grep -q "check passed: 9 variant" err.txt || fail "expected 9 checked variants: $(cat err.txt)"
@@ -96,13 +97,43 @@ printf 'not a cache at all\n' > tune.tsv
 "$dslash" bench "${small[@]}" --kernel naive --dispatch team --team-size auto > /dev/null 2> err.txt || fail "foreign cache was fatal"
 grep -q "ignoring it" err.txt || fail "foreign cache not reported"
 
-# Bad flags: exit 2, one line.
-for bad in "--kernel nope" "--iters 0" "--lattice 5x4x4x4" "--tile 1.2.3" "--dispatch range --tile 2.2.2.2" "--team-size two" "--simd avx9000"; do
+# Bad flags: exit 2, one line (so no ceilings were measured first), saying what is wrong. (Each
+# option given once: CLI11 refuses a repeated one, which would hide the error under test.)
+bad_flag() {
+  local pattern=$1; shift
   set +e
-  "$dslash" bench "${small[@]}" $bad > /dev/null 2> err.txt
+  "$dslash" bench "$@" > /dev/null 2> err.txt
   rc=$?
   set -e
-  [ "$rc" -eq 2 ] || fail "bench $bad exited $rc"
-  [ "$(grep -c . err.txt)" -eq 1 ] || fail "bench $bad printed: $(cat err.txt)"
-done
+  [ "$rc" -eq 2 ] || fail "bench $* exited $rc"
+  [ "$(grep -c . err.txt)" -eq 1 ] || fail "bench $* printed: $(cat err.txt)"
+  grep -q -- "$pattern" err.txt || fail "bench $* said '$(cat err.txt)', expected '$pattern'"
+}
+bad_flag "--kernel" "${tiny[@]}" --kernel nope
+bad_flag "--iters 0: too small" "${tiny[@]}" --iters 0
+bad_flag "must be even" --lattice 5x4x4x4
+bad_flag "--tile" "${tiny[@]}" --tile 1.2.3
+bad_flag "--tile applies to --dispatch mdrange" "${tiny[@]}" --dispatch range --tile 2.2.2.2
+bad_flag "--team-size two: not a whole number; expected a whole number from 1 to [0-9]*, or auto" "${tiny[@]}" --team-size two
+bad_flag "--team-size 99999999999: too large" "${tiny[@]}" --team-size 99999999999
+bad_flag "avx9000" "${tiny[@]}" --simd avx9000
+bad_flag "--seed -1: negative" "${tiny[@]}" --seed -1
+bad_flag "--threads 0: too small" "${tiny[@]}" --threads 0
+bad_flag "--nrhs does not apply to --kernel naive" "${tiny[@]}" --kernel naive --nrhs 4
+bad_flag "--simd avx2 does not apply to --kernel naive" "${tiny[@]}" --kernel naive --simd avx2
+bad_flag "--comms-overlap requires --mpi" "${tiny[@]}" --comms-overlap off
+# An unwritable --json fails before the ceilings are measured, not after every variant ran.
+mkdir jsondir
+start=$(date +%s%N)
+bad_flag "--json: cannot write '/nonexistent/dir/j.json': directory '/nonexistent/dir' does not exist" "${tiny[@]}" --json /nonexistent/dir/j.json
+bad_flag "--json: cannot write 'jsondir': it is a directory" "${tiny[@]}" --json jsondir
+bad_flag "--json: cannot write 'jsondir/': a name ending in '/' is a directory" "${tiny[@]}" --json jsondir/
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$elapsed_ms" -lt 5000 ] || fail "three refused --json runs took $elapsed_ms ms: the check came after the work"
+[ -z "$(ls -A jsondir)" ] || fail "a refused --json left $(ls -A jsondir)"
+# More threads than cores: the run goes on, with a warning.
+over=$(( $(nproc) + 1 ))
+"$dslash" bench --lattice 4x4x4x4 --iters 1 --warmup 0 --kernel naive --dispatch range --threads "$over" > /dev/null 2> err.txt \
+  || fail "bench --threads $over failed: $(cat err.txt)"
+grep -q "warning: --threads $over is more than the" err.txt || fail "no oversubscription warning: $(cat err.txt)"
 echo "bench end-to-end: all checks passed"

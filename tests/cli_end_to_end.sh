@@ -61,6 +61,12 @@ expect_error() {
   [ -z "$out" ] || [ ! -e "$out" ] || fail "'$*' left $out behind"
   ls | grep -q '\.tmp\.' && fail "'$*' left a temporary file" || true
 }
+# The same, and the one line says `pattern`.
+expect_message() {
+  local pattern=$1; shift
+  expect_error "$@"
+  grep -q -- "$pattern" err.txt || fail "'${*:2}' said '$(cat err.txt)', expected '$pattern'"
+}
 expect_error "" --bogus
 expect_error "" apply --gauge U.nersc --in psi.npy --out x.npy --parity diagonal
 expect_error x.nersc gauge --lattice 5x6x8x10 --unit --out x.nersc
@@ -85,6 +91,45 @@ expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive
 expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx9000
 expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel naive --nrhs 2
 expect_error x.npy spinor --lattice 1024x1024x1024x1024 --out x.npy
+
+# Output paths are checked before any work, and the message says what is wrong with them.
+mkdir outdir
+expect_message "'outdir': it is a directory" "" gauge --lattice 4x6x8x10 --unit --out outdir
+expect_message "'outdir/': a name ending in '/' is a directory" "" spinor --lattice 4x6x8x10 --out outdir/
+expect_message "it is a directory" "" gauge --lattice 4x6x8x10 --unit --out "$work"
+expect_message "directory 'missing' does not exist" "" spinor --lattice 4x6x8x10 --out missing/x.npy
+expect_message "'U.nersc' is not a directory" "" apply --gauge U.nersc --in psi.npy --out U.nersc/x.npy
+expect_message "^dslash: error: --out: cannot write 'outdir'" "" apply --gauge U.nersc --in psi.npy --out outdir
+[ -z "$(ls -A outdir)" ] || fail "a refused output left $(ls -A outdir) in outdir"
+# Numbers: whole, in range, refused in words (never wrapped, never "stoi" or CLI11's 1.79e308).
+expect_message "--seed -1: negative; expected a whole number from 0 to 18446744073709551615" x.npy spinor --lattice 4x6x8x10 --seed -1 --out x.npy
+expect_message "--seed 99999999999999999999: too large" x.npy spinor --lattice 4x6x8x10 --seed 99999999999999999999 --out x.npy
+expect_message "--seed 12abc: not a whole number" x.nersc gauge --lattice 4x6x8x10 --random --seed 12abc --out x.nersc
+expect_message "--nrhs 0: too small; expected a whole number from 1 to 4096" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --nrhs 0
+expect_message "--nrhs 5000: too large" x.npy spinor --lattice 4x6x8x10 --nrhs 5000 --out x.npy
+expect_message "--team-size 99999999999: too large; expected a whole number from 1 to" x.npy \
+  apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --dispatch team --team-size 99999999999
+"$dslash" spinor --lattice 4x6x8x10 --seed 18446744073709551615 --out max_seed.npy > /dev/null
+"$dslash" spinor --lattice 4x6x8x10 --seed 18446744073709551614 --out other_seed.npy > /dev/null
+cmp -s max_seed.npy other_seed.npy && fail "seeds 2^64-1 and 2^64-2 gave the same field"
+# Options that do not apply are refused, naming the option and why.
+expect_message "--dispatch does not apply to --kernel reference" x.npy \
+  apply --gauge U.nersc --in psi.npy --out x.npy --kernel reference --dispatch team --team-size 4 --simd avx2 --layout left
+expect_message "--layout does not apply to --kernel reference" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --layout left
+expect_message "--simd avx2 does not apply to --kernel naive, which runs scalar" x.npy \
+  apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx2
+expect_message "--comms-overlap requires --mpi" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --comms-overlap off
+
+# A one-spinor file of shape (1, L3, L2, L1, L0, 4, 3) gives a result of the same shape.
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  /usr/bin/python3 -c "import numpy as np; np.save('psi1.npy', np.load('psi.npy')[None])"
+  "$dslash" apply --gauge U.nersc --in psi1.npy --out chi1.npy --parity full > /dev/null
+  /usr/bin/python3 -c "
+import numpy as np
+one, full = np.load('chi1.npy'), np.load('chi_full.npy')
+assert one.shape == (1,) + full.shape, one.shape
+assert np.array_equal(one[0], full)"
+fi
 "$dslash" --help | grep -q apply || fail "--help lists no subcommands"
 "$dslash" apply --help | grep -q -- "--parity" || fail "apply --help"
 echo "cli end-to-end: all checks passed"

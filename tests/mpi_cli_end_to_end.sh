@@ -80,4 +80,7 @@ expect_mpi_error 2 "say how they split the lattice with --mpi" bench --lattice 8
 expect_mpi_error 2 "expected four rank counts" bench --mpi 1.2 --iters 1
 expect_mpi_error 2 "missing.nersc" apply --gauge missing.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
 [ ! -e x.npy ] || fail "a failed apply left x.npy"
+# Output paths: rank 0 checks them before any work, and every rank stops.
+expect_mpi_error 2 "directory 'missing' does not exist" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --json missing/b.json
+expect_mpi_error 2 "'.': it is a directory" apply --gauge U.nersc --in psi.npy --out . --kernel naive --mpi 1.1.1.2
 echo "mpi cli end to end: ok"

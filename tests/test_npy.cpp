@@ -48,6 +48,21 @@ TEST(Npy, HeaderMatchesNumpyConventions) {
   EXPECT_EQ(back[0].geometry().extents(), kSmallLattice.extents());
 }
 
+TEST(Npy, ReportsWhetherTheFileIsBatchedSoOneSpinorKeepsItsShape) {
+  test::TempDir dir;
+  for (bool batched : {false, true}) {
+    const std::string path = dir.file(batched ? "one_batched.npy" : "one.npy");
+    io::write_spinors_npy(path, random_spinors(1), io::NpyDtype::Complex128, batched);
+    bool read_batched = !batched;
+    const auto back = io::read_spinors_npy<double>(path, kSmallLattice, &read_batched);
+    ASSERT_EQ(back.size(), 1u);
+    EXPECT_EQ(read_batched, batched) << path;
+    // Written back with the flag read, the shape is the input's: (1, L3, L2, L1, L0, 4, 3) stays 7-D.
+    io::write_spinors_npy(dir.file("again.npy"), back, io::NpyDtype::Complex128, read_batched);
+    EXPECT_EQ(io::parse_npy_header(io::read_file_bytes(dir.file("again.npy")), "again").shape.size(), batched ? 7u : 6u);
+  }
+}
+
 TEST(Npy, CheckerboardedFieldIsWrittenOnTheFullLatticeWithZeros) {
   test::TempDir dir;
   std::vector<SpinorField<double>> odd;

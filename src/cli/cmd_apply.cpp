@@ -22,6 +22,7 @@ namespace {
 struct ApplyOptions {
   std::string gauge, in, out, kernel = "reference";
   int nrhs = 0;  // 0: as many as the input file holds
+  bool batched = false;  // the input has the 7-D shape (N, L3, L2, L1, L0, 4, 3), so the output too
   KernelOptions k;
   MpiOptions mpi;
 };
@@ -56,7 +57,7 @@ std::vector<SpinorField<double>> apply_kernel(const ApplyOptions& o, const Gauge
 }
 
 void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>& out, std::size_t spinors, const std::string& where) {
-  io::write_spinors_npy(o.out, out, o.k.prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, spinors > 1);
+  io::write_spinors_npy(o.out, out, o.k.prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, o.batched);
   std::printf("wrote %s: %s%s (%s) on %zu spinor(s), %s sites, %s\n", o.out.c_str(), "D", o.k.dagger ? "^dagger" : "",
               o.kernel.c_str(), spinors, o.k.parity.c_str(), where.c_str());
 }
@@ -65,8 +66,9 @@ void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>&
 // Under mpirun: rank 0 reads both files (with every single-process check) and scatters them; each
 // rank applies the operator to its block with halo exchange; rank 0 gathers and writes.
 template <class Real>
-void apply_distributed(const ApplyOptions& o) {
+void apply_distributed(ApplyOptions& o) {
   if (o.kernel == "reference") throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
+  check_output_file("--out", o.out);
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::optional<GaugeField<double>> u_global;
@@ -74,7 +76,7 @@ void apply_distributed(const ApplyOptions& o) {
   mpi::collectively([&] {
     if (rank != 0) return;
     u_global.emplace(io::read_nersc<double>(o.gauge));
-    in_global = io::read_spinors_npy<double>(o.in, u_global->geometry());
+    in_global = io::read_spinors_npy<double>(o.in, u_global->geometry(), &o.batched);
     if (o.nrhs != 0 && o.nrhs != static_cast<int>(in_global.size()))
       throw std::invalid_argument("apply: --nrhs " + std::to_string(o.nrhs) + " but " + o.in + " holds " + std::to_string(in_global.size()) +
                                   " spinor(s)");
@@ -113,10 +115,14 @@ void add_apply_command(CLI::App& app) {
   cmd->add_option("--in", opt->in, "input .npy spinor(s)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", opt->out, "output .npy spinor(s), full lattice")->required();
   cmd->add_option("--kernel", opt->kernel, "kernel")->check(CLI::IsMember({"reference", "naive", "mrhs", "vnode"}))->capture_default_str();
-  cmd->add_option("--nrhs", opt->nrhs, "right-hand sides in the input (default: as many as it holds)")->check(CLI::PositiveNumber);
+  add_int_option(*cmd, "--nrhs", opt->nrhs, 1, kMaxRhs, "right-hand sides in the input (default: as many as it holds)");
   add_kernel_options(*cmd, opt->k);
   add_mpi_options(*cmd, opt->mpi);
-  cmd->callback([opt] {
+  cmd->callback([opt, cmd] {
+    if (opt->kernel == "reference")
+      reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout"},
+                   "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
+    reject_simd_for_naive(opt->kernel, opt->k.simd);
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)
       if (opt->k.prec == "single") apply_distributed<float>(*opt);
@@ -127,9 +133,10 @@ void add_apply_command(CLI::App& app) {
     const bool reference = opt->kernel == "reference";
     if (reference && opt->k.prec != "double")
       throw std::invalid_argument("apply: the reference kernel computes in double precision only; use --prec double");
+    check_output_file("--out", opt->out);
     const GaugeField<double> u = io::read_nersc<double>(opt->gauge);
     const Geometry& geom = u.geometry();
-    const std::vector<SpinorField<double>> in = io::read_spinors_npy<double>(opt->in, geom);
+    const std::vector<SpinorField<double>> in = io::read_spinors_npy<double>(opt->in, geom, &opt->batched);
     if (opt->nrhs != 0 && opt->nrhs != static_cast<int>(in.size()))
       throw std::invalid_argument("apply: --nrhs " + std::to_string(opt->nrhs) + " but " + opt->in + " holds " +
                                   std::to_string(in.size()) + " spinor(s)");

@@ -125,34 +125,42 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--kernel", o->kernel, "kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode", "all"}))->capture_default_str();
   cmd->add_option("--dispatch", o->dispatch, "dispatch")->check(CLI::IsMember({"range", "team", "mdrange", "all"}))->capture_default_str();
   cmd->add_option("--prec", o->prec, "precision")->check(CLI::IsMember({"single", "double"}))->capture_default_str();
-  cmd->add_option("--nrhs", o->nrhs, "right-hand sides for mrhs (default: the SIMD lanes)")->check(CLI::PositiveNumber);
+  add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides for mrhs (default: the SIMD lanes)");
   cmd->add_option("--simd", o->simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)")->capture_default_str();
   cmd->add_option("--tile", o->tile, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
-  cmd->add_option("--team-size", o->team_size, "threads per team, or auto to tune (and cache) it");
-  cmd->add_option("--threads", o->threads, "OpenMP threads (default: OMP_NUM_THREADS or all cores)")->check(CLI::PositiveNumber);
+  cmd->add_option_function<std::string>(
+         "--team-size",
+         [&team = o->team_size](const std::string& text) {
+           team = text == "auto" ? text : std::to_string(parse_whole_number("--team-size", text, 1, TeamPolicy<>::team_size_max(), ", or auto"));
+         },
+         "threads per team, or auto to tune (and cache) it")
+      ->type_name("N|auto");
+  add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
   cmd->add_option("--parity", o->parity, "output sites")->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
   cmd->add_option("--layout", o->layout, "spinor storage: right (site-major) or left (component-major)")
       ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
   cmd->add_flag("--dagger", o->dagger, "time D^dagger");
-  cmd->add_option("--iters", o->iters, "timed calls per variant")->check(CLI::Range(1, 100000))->capture_default_str();
-  cmd->add_option("--warmup", o->warmup, "untimed calls first")->check(CLI::Range(0, 100000))->capture_default_str();
-  cmd->add_option("--seed", o->seed, "random seed of the gauge field and spinors")->capture_default_str();
+  add_int_option(*cmd, "--iters", o->iters, 1, 100000, "timed calls per variant")->default_str(std::to_string(o->iters));
+  add_int_option(*cmd, "--warmup", o->warmup, 0, 100000, "untimed calls first")->default_str(std::to_string(o->warmup));
+  add_seed_option(*cmd, o->seed, "random seed of the gauge field and spinors");
   cmd->add_flag("--check", o->check, "verify every variant against the reference; exit 1 on a mismatch");
   cmd->add_flag("--traffic", o->traffic, "also time each variant's memory traffic alone (its loads and stores, no arithmetic)");
   cmd->add_option("--json", o->json, "write every figure and the run header to this JSON file");
   cmd->add_flag("--csv", o->csv, "print CSV instead of a table");
   add_mpi_options(*cmd, o->mpi);
-  cmd->callback([o, &exit_code] {
-    if (o->team_size != "" && o->team_size != "auto" && o->team_size.find_first_not_of("0123456789") != std::string::npos)
-      throw std::invalid_argument("--team-size '" + o->team_size + "': expected a positive integer or auto");
+  cmd->callback([o, cmd, &exit_code] {
+    if (o->kernel == "naive" || o->kernel == "vnode")
+      reject_given(*cmd, {"--nrhs"}, "to --kernel " + o->kernel + ", which takes one right-hand side (--nrhs is for mrhs)");
+    reject_simd_for_naive(o->kernel, o->simd);
+    const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
+    if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
+    if (o->threads > 0) warn_if_oversubscribed(o->threads);
+    if (!o->json.empty()) check_output_file("--json", o->json);  // now, not after minutes of measuring
 #if defined(DSLASH_HAVE_MPI)
-    if (o->mpi.distributed()) {
-      if (o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
+    if (distributed) {
       exit_code = run_bench_mpi(*o);
       return;
     }
-#else
-    (void)o->mpi.distributed();  // rejects --mpi with the reason
 #endif
     exit_code = o->prec == "single" ? run_bench<float>(*o) : run_bench<double>(*o);
   });

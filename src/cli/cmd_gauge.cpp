@@ -20,12 +20,13 @@ void add_gauge_command(CLI::App& app) {
   auto* random = cmd->add_flag("--random", opt->random, "random SU(3) links");
   auto* unit = cmd->add_flag("--unit", opt->unit, "unit links (free field)");
   random->excludes(unit);
-  cmd->add_option("--seed", opt->seed, "random seed")->needs(random);
+  add_seed_option(*cmd, opt->seed, "random seed")->needs(random);
   cmd->add_option("--out", opt->out, "output NERSC file")->required();
   cmd->add_flag("--two-row", opt->two_row, "store two rows per link (DATATYPE 4D_SU3_GAUGE)");
   cmd->add_flag("--single", opt->single, "store IEEE32BIG instead of IEEE64BIG");
   cmd->callback([opt] {
     if (!opt->random && !opt->unit) throw std::invalid_argument("gauge: choose --random or --unit");
+    check_output_file("--out", opt->out);
     GaugeField<double> u{Geometry(opt->dims)};
     if (opt->unit) fill_unit(u);
     else fill_random_su3(u, opt->seed);

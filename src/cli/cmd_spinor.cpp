@@ -18,15 +18,15 @@ void add_spinor_command(CLI::App& app) {
   auto opt = std::make_shared<Options>();
   auto* cmd = app.add_subcommand("spinor", "write Gaussian random spinors as a .npy file");
   add_lattice_option(*cmd, opt->dims)->required();
-  cmd->add_option("--seed", opt->seed, "random seed (right-hand side n uses seed + n)");
-  cmd->add_option("--nrhs", opt->nrhs, "number of right-hand sides (> 1 writes shape (N, L3, L2, L1, L0, 4, 3))")
-      ->check(CLI::Range(1, 4096));
+  add_seed_option(*cmd, opt->seed, "random seed (right-hand side n uses seed + n)");
+  add_int_option(*cmd, "--nrhs", opt->nrhs, 1, kMaxRhs, "number of right-hand sides (> 1 writes shape (N, L3, L2, L1, L0, 4, 3))");
   cmd->add_flag("--single", opt->single, "write complex64 instead of complex128");
   cmd->add_option("--out", opt->out, "output .npy file")->required();
   cmd->callback([opt] {
     const Geometry geom(opt->dims);
     check_memory_fits(SpinorField<double>::bytes_for(geom, Subset::Full) * static_cast<std::uint64_t>(opt->nrhs + 1),
                       std::to_string(opt->nrhs) + " spinors on " + geom.to_string());
+    check_output_file("--out", opt->out);
     std::vector<SpinorField<double>> psi;
     for (int n = 0; n < opt->nrhs; ++n) fill_gaussian(psi.emplace_back(geom, Subset::Full), opt->seed + static_cast<std::uint64_t>(n));
     io::write_spinors_npy(opt->out, psi, opt->single ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, opt->nrhs > 1);

@@ -3,6 +3,9 @@
 // and throws std::exception with a one-line message on any failure.
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
+#include <initializer_list>
+
 #include "dslash/lattice/geometry.hpp"
 #include "kernels/kernel_options.hpp"
 
@@ -17,6 +20,28 @@ void add_bench_command(CLI::App& app, int& exit_code);  // sets exit_code to 1 w
 // A --lattice option: "16x16x16x32" or "16.16.16.32", validated (even, positive) while parsing.
 CLI::Option* add_lattice_option(CLI::App& cmd, Coord& dims, const std::string& default_text = "");
 
+// A whole number given as `option` on the command line, read strictly ("12", not "-1", "+12", "1e3"
+// or "12abc") and checked against [min, max]; std::invalid_argument says what is wrong in words:
+// "--nrhs 0: too small; expected a whole number from 1 to 4096" (`alternative` adds ", or auto").
+std::uint64_t parse_whole_number(const std::string& option, const std::string& text, std::uint64_t min, std::uint64_t max,
+                                 const std::string& alternative = "");
+// An int option in [min, max] (min >= 0), read with parse_whole_number.
+CLI::Option* add_int_option(CLI::App& cmd, const std::string& name, int& value, int min, int max, const std::string& help);
+// --seed: any unsigned 64-bit number; "-1" and numbers past 2^64 - 1 are refused, not wrapped.
+CLI::Option* add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help);
+constexpr int kMaxRhs = 4096;  // right-hand sides per file or run
+
+// Fails now (std::invalid_argument naming the option) when `path` cannot be written: a directory, a
+// missing directory, no permission. Commands call it before they compute, not after. Under MPI,
+// rank 0 writes the files, so rank 0 checks, and its verdict is every rank's.
+void check_output_file(const std::string& option, const std::string& path);
+
+// Throws std::invalid_argument "<option> does not apply <why>" for the first of `options` given on
+// `cmd`'s command line: a run never silently ignores an option.
+void reject_given(const CLI::App& cmd, std::initializer_list<const char*> options, const std::string& why);
+// naive runs scalar whatever --simd says: any --simd but scalar or auto is refused for it.
+void reject_simd_for_naive(const std::string& kernel, const std::string& simd);
+
 // "4.4.4.4" (or "4x4x4x4") -> an MDRange tile.
 std::array<index_t, 4> parse_tile(const std::string& text);
 
@@ -30,7 +55,7 @@ struct KernelOptions {
 };
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);
 
-// --mpi a.b.c.d and --comms-overlap on|off: a domain-decomposed run under mpirun.
+// --mpi a.b.c.d and --comms-overlap on|off (only with --mpi): a domain-decomposed run under mpirun.
 struct MpiOptions {
   std::string grid, overlap = "on";
   // True for a run over MPI ranks. Throws std::invalid_argument when --mpi is given to a build
@@ -40,5 +65,9 @@ struct MpiOptions {
 };
 void add_mpi_options(CLI::App& cmd, MpiOptions& options);
 int mpi_world_size();  // 1 unless MPI is initialised
+int mpi_world_rank();  // 0 unless MPI is initialised
+
+// A warning on stderr (rank 0) when `threads` OpenMP threads are more than this process's cores.
+void warn_if_oversubscribed(int threads);
 
 }  // namespace dslash::cli

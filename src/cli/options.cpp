@@ -1,10 +1,15 @@
+#include <omp.h>
+
+#include <charconv>
+#include <cstdio>
+#include <limits>
 #include <stdexcept>
 
-#if defined(DSLASH_HAVE_MPI)
-#include <mpi.h>
-#endif
-
 #include "cli/commands.hpp"
+#include "io/atomic_file.hpp"
+#if defined(DSLASH_HAVE_MPI)
+#include "mpi/mpi_session.hpp"
+#endif
 
 namespace dslash::cli {
 
@@ -20,6 +25,70 @@ CLI::Option* add_lattice_option(CLI::App& cmd, Coord& dims, const std::string& d
   if (!default_text.empty()) opt->default_str(default_text);
   opt->type_name("LxLxLxL");
   return opt;
+}
+
+std::uint64_t parse_whole_number(const std::string& option, const std::string& text, std::uint64_t min, std::uint64_t max,
+                                 const std::string& alternative) {
+  const auto refuse = [&](const char* reason) {
+    return std::invalid_argument(option + " " + text + ": " + reason + "; expected a whole number from " + std::to_string(min) + " to " +
+                                 std::to_string(max) + alternative);
+  };
+  const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+  if (!digits) {
+    const bool negative = text.size() > 1 && text[0] == '-' && text.find_first_not_of("0123456789", 1) == std::string::npos;
+    throw refuse(negative ? "negative" : "not a whole number");
+  }
+  std::uint64_t v = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec == std::errc::result_out_of_range || v > max) throw refuse("too large");
+  if (v < min) throw refuse("too small");
+  return v;
+}
+
+CLI::Option* add_int_option(CLI::App& cmd, const std::string& name, int& value, int min, int max, const std::string& help) {
+  auto* opt = cmd.add_option_function<std::string>(
+      name,
+      [&value, name, min, max](const std::string& text) {
+        value = static_cast<int>(parse_whole_number(name, text, static_cast<std::uint64_t>(min), static_cast<std::uint64_t>(max)));
+      },
+      help);
+  opt->type_name("N");
+  return opt;
+}
+
+CLI::Option* add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help) {
+  auto* opt = cmd.add_option_function<std::string>(
+      "--seed", [&seed](const std::string& text) { seed = parse_whole_number("--seed", text, 0, std::numeric_limits<std::uint64_t>::max()); },
+      help);
+  opt->type_name("N")->default_str(std::to_string(seed));
+  return opt;
+}
+
+void check_output_file(const std::string& option, const std::string& path) {
+  const auto check = [&] {
+    try {
+      io::check_writable(path);
+    } catch (const std::runtime_error& e) {
+      throw std::invalid_argument(option + ": " + e.what());
+    }
+  };
+#if defined(DSLASH_HAVE_MPI)
+  if (mpi_world_size() > 1) {
+    mpi::collectively([&] { if (mpi_world_rank() == 0) check(); });
+    return;
+  }
+#endif
+  check();
+}
+
+void reject_given(const CLI::App& cmd, std::initializer_list<const char*> options, const std::string& why) {
+  for (const char* name : options)
+    if (cmd.count(name) > 0) throw std::invalid_argument(std::string(name) + " does not apply " + why);
+}
+
+void reject_simd_for_naive(const std::string& kernel, const std::string& simd) {
+  if (kernel == "naive" && simd != "auto" && simd != "scalar")
+    throw std::invalid_argument("--simd " + simd + " does not apply to --kernel naive, which runs scalar");
 }
 
 std::array<index_t, 4> parse_tile(const std::string& text) {
@@ -43,7 +112,7 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
   cmd.add_option("--simd", o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto")->capture_default_str();
   cmd.add_option("--prec", o.prec, "arithmetic precision")->check(CLI::IsMember({"double", "single"}))->capture_default_str();
   cmd.add_option("--tile", o.tile, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
-  cmd.add_option("--team-size", o.team_size, "threads per team for --dispatch team")->check(CLI::PositiveNumber);
+  add_int_option(cmd, "--team-size", o.team_size, 1, TeamPolicy<>::team_size_max(), "threads per team for --dispatch team");
   cmd.add_option("--layout", o.layout, "spinor storage: right (site-major) or left (component-major)")
       ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
   cmd.add_flag("--dagger", o.dagger, "apply D^dagger instead of D");
@@ -52,10 +121,10 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
 }
 
 void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
-  cmd.add_option("--mpi", o.grid, "MPI process grid a.b.c.d, x first (Grid's convention); run under mpirun -np a*b*c*d")
-      ->type_name("a.b.c.d");
-  cmd.add_option("--comms-overlap", o.overlap, "compute the interior while the halos travel")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str();
+  auto* grid = cmd.add_option("--mpi", o.grid, "MPI process grid a.b.c.d, x first (Grid's convention); run under mpirun -np a*b*c*d")
+                   ->type_name("a.b.c.d");
+  cmd.add_option("--comms-overlap", o.overlap, "compute the interior while the halos travel (with --mpi)")
+      ->check(CLI::IsMember({"on", "off"}))->capture_default_str()->needs(grid);
 }
 
 int mpi_world_size() {
@@ -67,6 +136,24 @@ int mpi_world_size() {
 #else
   return 1;
 #endif
+}
+
+int mpi_world_rank() {
+#if defined(DSLASH_HAVE_MPI)
+  int up = 0, rank = 0;
+  MPI_Initialized(&up);
+  if (up) MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return rank;
+#else
+  return 0;
+#endif
+}
+
+void warn_if_oversubscribed(int threads) {
+  const int cores = omp_get_num_procs();
+  if (threads > cores && mpi_world_rank() == 0)
+    std::fprintf(stderr, "warning: --threads %d is more than the %d core(s) this process may use: threads will take turns on a core, "
+                         "and the rates will mean little\n", threads, cores);
 }
 
 bool MpiOptions::distributed() const {

@@ -110,9 +110,10 @@ SpinorShape spinor_shape(const NpyHeader& header, const std::string& name) {
 
 template <class Real>
 std::vector<SpinorField<Real>> parse_spinors_npy(std::string_view bytes, const std::string& name,
-                                                 const std::optional<Geometry>& geom) {
+                                                 const std::optional<Geometry>& geom, bool* batched) {
   const NpyHeader h = parse_npy_header(bytes, name);
   const SpinorShape shape = spinor_shape(h, name);
+  if (batched) *batched = shape.batched;
   Geometry g = [&] {
     try {
       return Geometry(shape.dims);
@@ -144,8 +145,8 @@ std::vector<SpinorField<Real>> parse_spinors_npy(std::string_view bytes, const s
 }
 
 template <class Real>
-std::vector<SpinorField<Real>> read_spinors_npy(const std::string& path, const std::optional<Geometry>& geom) {
-  return parse_spinors_npy<Real>(read_file_bytes(path), path, geom);
+std::vector<SpinorField<Real>> read_spinors_npy(const std::string& path, const std::optional<Geometry>& geom, bool* batched) {
+  return parse_spinors_npy<Real>(read_file_bytes(path), path, geom, batched);
 }
 
 template <class Real>
@@ -194,10 +195,10 @@ void write_spinors_npy(const std::string& path, const std::vector<SpinorField<Re
   out.commit();
 }
 
-template std::vector<SpinorField<float>> parse_spinors_npy<float>(std::string_view, const std::string&, const std::optional<Geometry>&);
-template std::vector<SpinorField<double>> parse_spinors_npy<double>(std::string_view, const std::string&, const std::optional<Geometry>&);
-template std::vector<SpinorField<float>> read_spinors_npy<float>(const std::string&, const std::optional<Geometry>&);
-template std::vector<SpinorField<double>> read_spinors_npy<double>(const std::string&, const std::optional<Geometry>&);
+template std::vector<SpinorField<float>> parse_spinors_npy<float>(std::string_view, const std::string&, const std::optional<Geometry>&, bool*);
+template std::vector<SpinorField<double>> parse_spinors_npy<double>(std::string_view, const std::string&, const std::optional<Geometry>&, bool*);
+template std::vector<SpinorField<float>> read_spinors_npy<float>(const std::string&, const std::optional<Geometry>&, bool*);
+template std::vector<SpinorField<double>> read_spinors_npy<double>(const std::string&, const std::optional<Geometry>&, bool*);
 template void write_spinors_npy<float>(const std::string&, const std::vector<SpinorField<float>>&, NpyDtype, bool);
 template void write_spinors_npy<double>(const std::string&, const std::vector<SpinorField<double>>&, NpyDtype, bool);
 

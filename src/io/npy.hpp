@@ -38,11 +38,14 @@ struct SpinorShape {
 SpinorShape spinor_shape(const NpyHeader& header, const std::string& name);
 
 // Full-lattice spinors from a file in memory / on disk. When `geom` is given the shape must match it.
+// `batched`, when given, is set to whether the file has the 7-D shape (also for N = 1), so a result
+// can be written in the input's shape.
 template <class Real>
 std::vector<SpinorField<Real>> parse_spinors_npy(std::string_view bytes, const std::string& name,
-                                                 const std::optional<Geometry>& geom = {});
+                                                 const std::optional<Geometry>& geom = {}, bool* batched = nullptr);
 template <class Real>
-std::vector<SpinorField<Real>> read_spinors_npy(const std::string& path, const std::optional<Geometry>& geom = {});
+std::vector<SpinorField<Real>> read_spinors_npy(const std::string& path, const std::optional<Geometry>& geom = {},
+                                                bool* batched = nullptr);
 
 // Writes the fields (one spinor: 6-D shape unless `batched`; several: 7-D). A checkerboarded field
 // is written on the full lattice with the other parity zero.
