@@ -122,6 +122,15 @@ bad_flag "--threads 0: too small" "${tiny[@]}" --threads 0
 bad_flag "--nrhs does not apply to --kernel naive" "${tiny[@]}" --kernel naive --nrhs 4
 bad_flag "--simd avx2 does not apply to --kernel naive" "${tiny[@]}" --kernel naive --simd avx2
 bad_flag "--comms-overlap requires --mpi" "${tiny[@]}" --comms-overlap off
+bad_flag "--backend: gpu not in" "${tiny[@]}" --backend gpu
+# --backend cuda without a usable GPU (or in a build without CUDA) says why, at once; with a GPU the
+# CPU-only options are refused.
+if nvidia-smi -L > /dev/null 2>&1; then
+  bad_flag "--simd does not apply to --backend cuda" "${tiny[@]}" --backend cuda --simd avx2
+  bad_flag "--traffic does not apply to --backend cuda" "${tiny[@]}" --backend cuda --traffic
+else
+  bad_flag "--backend cuda: \(no usable CUDA device\|no CUDA device\|this dslash was built without CUDA\)" "${tiny[@]}" --backend cuda
+fi
 # An unwritable --json fails before the ceilings are measured, not after every variant ran.
 mkdir jsondir
 start=$(date +%s%N)

@@ -14,13 +14,16 @@
 #include "dslash/lattice/field_ops.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash::bench {
 
-std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, int threads) {
+std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, const std::string& where) {
   return geom.to_string() + "|" + to_string(cfg.kernel) + "|" + to_string(cfg.dispatch) + "|" +
          (bytes_per_real == 4 ? "single" : "double") + "|" + to_string(cfg.isa) + "|nrhs" + std::to_string(cfg.nrhs) + "|" +
-         to_string(cfg.out) + "|" + to_string(cfg.layout) + "|threads" + std::to_string(threads) + "|" + build_id();
+         to_string(cfg.out) + "|" + to_string(cfg.layout) + "|" + where + "|" + build_id();
 }
 
 namespace {
@@ -74,16 +77,17 @@ CheckOutcome check_against_reference(const GaugeField<Real>& u, const std::vecto
   return c;
 }
 
-template <class Real>
-Benchmark<Real>::Benchmark(const Geometry& geom, const BenchSettings& settings, TuneCache* cache)
+template <class Real, class Space>
+Benchmark<Real, Space>::Benchmark(const Geometry& geom, const BenchSettings& settings, TuneCache* cache)
     : geom_(geom), settings_(settings), cache_(cache), u_(geom, "bench_gauge") {
   fill_random_su3(u_, settings.seed);
 }
 
-template <class Real>
-VariantResult Benchmark<Real>::run(const VariantRequest& request) {
+template <class Real, class Space>
+VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
+  constexpr bool kDevice = !Space::host_accessible;
   VariantResult r;
-  DslashKernel<Real> d(u_, request.cfg);
+  DslashKernel<Real, Space> d(u_, request.cfg);
   r.cfg = d.config();
   r.label = d.label();
   r.lanes = d.layout().lanes;
@@ -93,10 +97,18 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
   std::vector<SpinorField<Real>> in;
   for (int k = 0; k < r.cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom_, d.in_subset(), "bench_in"), settings_.seed + 100 + static_cast<std::uint64_t>(k));
   r.rotating_sets = rotating_sets(settings_.llc_bytes, d.link_bytes(), 2 * d.spinor_bytes());
-  RotatingSpinors<Real> sets(d, in, r.rotating_sets);
+  RotatingSpinors<Real, Space> sets(d, in, r.rotating_sets);
   // One timed call on the next rotating set: the Dslash, or with traffic its loads and stores alone.
   const auto apply_once = [&](bool traffic = false) {
     const std::size_t k = sets.advance();
+    if constexpr (kDevice) {
+#if defined(DSLASH_HAVE_CUDA)
+      cuda::EventTimer timer;  // the kernel's own time, without the host's launch latency
+      timer.start();
+      d.apply(sets.in[k], sets.out[k]);
+      return timer.stop();
+#endif
+    }
     const auto start = std::chrono::steady_clock::now();
     if (traffic) d.apply_traffic(sets.in[k], sets.out[k]);
     else d.apply(sets.in[k], sets.out[k]);
@@ -111,7 +123,11 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
   // Tuning: look the launch shape up in the cache, else search it and remember the winner.
   const int threads = omp_get_max_threads();
   if (request.tune_tile || request.tune_team) {
-    const std::string key = tune_key(r.cfg, geom_, sizeof(Real), threads);
+    std::string where = "threads" + std::to_string(threads);
+#if defined(DSLASH_HAVE_CUDA)
+    if constexpr (kDevice) where = "gpu=" + cuda::device_info().name;
+#endif
+    const std::string key = tune_key(r.cfg, geom_, sizeof(Real), where);
     const auto cached = cache_ ? cache_->find(key) : std::nullopt;
     std::array<index_t, 4> tile = r.cfg.tile;
     int team = r.cfg.team_size;
@@ -137,8 +153,13 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
       std::string best_value;
       best_of(1);  // warm the caches and the page tables
       const auto consider = [&](const std::array<index_t, 4>& tl, int tm, index_t pt, const std::string& value) {
-        d.set_launch(tl, tm, pt);
-        const double t = best_of(settings_.tune_iters);
+        double t = 0;
+        try {
+          d.set_launch(tl, tm, pt);
+          t = best_of(settings_.tune_iters);
+        } catch (const std::invalid_argument&) {
+          return;  // a shape this kernel cannot launch (a GPU block past its registers): not a candidate
+        }
         if (t < best) {
           best = t;
           tile = tl;
@@ -152,6 +173,13 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
         const auto candidates = tile_candidates({x_extent, d.layout().outer[1], d.layout().outer[2], d.layout().outer[3]});
         std::fprintf(stderr, "  tuning %s: %zu tiles\n", r.label.c_str(), candidates.size());
         for (const auto& tl : candidates) consider(tl, team, per_team, "tile=" + tile_text(tl));
+      } else if (kDevice) {
+        // A GPU team is a block: team_size threads (x the lanes) per block, and per thread 1, 4 or 16 sites.
+        for (int tm : {8, 16, 32, 64, 128})
+          if (tm * r.lanes <= 1024)
+            for (index_t per_thread : {index_t{1}, index_t{4}, index_t{16}})
+              consider(tile, tm, tm * per_thread, "team=" + std::to_string(tm) + "/" + std::to_string(tm * per_thread));
+        std::fprintf(stderr, "  tuning %s: team %d, %lld sites per team\n", r.label.c_str(), team, static_cast<long long>(per_team));
       } else {
         for (int tm : {1, 2, 4, 8})
           if (tm <= std::max(1, threads))
@@ -201,6 +229,10 @@ VariantResult Benchmark<Real>::run(const VariantRequest& request) {
 
 template class Benchmark<float>;
 template class Benchmark<double>;
+#if defined(DSLASH_HAVE_CUDA)
+template class Benchmark<float, CudaSpace>;
+template class Benchmark<double, CudaSpace>;
+#endif
 template CheckOutcome check_against_reference(const GaugeField<float>&, const std::vector<SpinorField<float>>&,
                                               const std::vector<SpinorField<float>>&, bool);
 template CheckOutcome check_against_reference(const GaugeField<double>&, const std::vector<SpinorField<double>>&,

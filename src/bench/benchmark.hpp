@@ -1,6 +1,8 @@
 #pragma once
-// Runs and measures one kernel variant: warm-up, timed repetitions (wall clock around each
-// blocking apply), optional tuning of the launch shape, optional check against the reference.
+// Runs and measures one kernel variant: warm-up, timed repetitions, optional tuning of the launch
+// shape, optional check against the reference. On the host each call is timed by the wall clock
+// around the blocking apply; with Space = CudaSpace, by CUDA events around the launch, the fields
+// resident in device memory.
 // Timing rule (every bench, and --traffic): `warmup` untimed calls, then `iters` timed calls that
 // all count: the rate is the best of them, and min/median/max are over all of them.
 #include <array>
@@ -59,7 +61,7 @@ struct VariantResult {
 // and r's share of it.
 void rate_against(VariantResult& r, const Ceilings& ceilings, int processes = 1);
 
-template <class Real>
+template <class Real, class Space = HostSpace>
 class Benchmark {
  public:
   Benchmark(const Geometry& geom, const BenchSettings& settings, TuneCache* cache);
@@ -73,7 +75,7 @@ class Benchmark {
   GaugeField<Real> u_;
 };
 
-// The tune-cache key of a variant.
-std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, int threads);
+// The tune-cache key of a variant; `where` names what ran it ("threads16", or the GPU's name).
+std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, const std::string& where);
 
 }  // namespace dslash::bench

@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstring>
 #include <ctime>
+#include <stdexcept>
 #include <fstream>
 #include <vector>
 
@@ -16,6 +17,9 @@
 #include "dslash/core.hpp"
 #include "git_revision.hpp"  // generated at build time: DSLASH_GIT_REVISION
 #include "kernels/dslash_kernel.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash::bench {
 
@@ -30,6 +34,24 @@ void run_triads(SimdIsa isa, std::uint64_t total_bytes, std::vector<double>& rat
   for (int rep = 0; rep < Ceilings::kTriads; ++rep)
     rates.push_back(3.0 * static_cast<double>(n) * sizeof(Real) / probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)) / 1e9);
 }
+
+#if defined(DSLASH_HAVE_CUDA)
+// The same in device memory, with a copy after each triad.
+template <class Real>
+void run_device_triads(std::uint64_t total_bytes, std::vector<double>& triads, std::vector<double>& copies) {
+  const MachineProbe<Real> probe = machine_probe<Real>(SimdIsa::Simt);
+  const index_t n = static_cast<index_t>(total_bytes / 3 / sizeof(Real)) / 64 * 64;
+  using DeviceArray = View<Real, 1, LayoutRight, CudaSpace>;
+  DeviceArray a("triad_a", static_cast<std::size_t>(n)), b("triad_b", static_cast<std::size_t>(n)), c("triad_c", static_cast<std::size_t>(n));
+  deep_copy(b, Real(1));
+  deep_copy(c, Real(2));
+  const double bytes = static_cast<double>(n) * sizeof(Real);
+  for (int rep = 0; rep < Ceilings::kTriads; ++rep) {
+    triads.push_back(3.0 * bytes / probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)) / 1e9);
+    copies.push_back(2.0 * bytes / probe.stream_copy(c.data(), a.data(), n) / 1e9);
+  }
+}
+#endif
 
 template <class Real>
 void run_fma_loops(SimdIsa isa, std::vector<double>& rates) {
@@ -48,12 +70,24 @@ double spread(std::vector<double> v) {
 }
 }  // namespace
 
-Ceilings::Ceilings(const CacheInfo& llc) : triad_bytes(triad_total_bytes(llc.bytes, llc.sharing)) {}
+Ceilings::Ceilings(const CacheInfo& llc, bool device) : on_device(device), triad_bytes(triad_total_bytes(llc.bytes, llc.sharing)) {
+#if !defined(DSLASH_HAVE_CUDA)
+  if (on_device) throw std::invalid_argument("this dslash was built without CUDA");
+#endif
+}
 
 void Ceilings::measure_round(const std::vector<SimdIsa>& isas, int bytes_per_real) {
   const SimdIsa widest = isas.empty() ? SimdIsa::Scalar : isas.front();
-  if (bytes_per_real == 4) run_triads<float>(widest, triad_bytes, triads);
-  else run_triads<double>(widest, triad_bytes, triads);
+  if (on_device) {
+#if defined(DSLASH_HAVE_CUDA)
+    if (bytes_per_real == 4) run_device_triads<float>(triad_bytes, triads, copies);
+    else run_device_triads<double>(triad_bytes, triads, copies);
+#endif
+  } else if (bytes_per_real == 4) {
+    run_triads<float>(widest, triad_bytes, triads);
+  } else {
+    run_triads<double>(widest, triad_bytes, triads);
+  }
   for (SimdIsa isa : isas) {
     std::vector<double>& loops = fma_loops[to_string(isa)];
     if (bytes_per_real == 4) run_fma_loops<float>(isa, loops);
@@ -62,6 +96,7 @@ void Ceilings::measure_round(const std::vector<SimdIsa>& isas, int bytes_per_rea
 }
 
 double Ceilings::bandwidth_GBs() const { return best(triads); }
+double Ceilings::copy_GBs() const { return best(copies); }
 
 double Ceilings::fma_peak_GFLOPs(SimdIsa isa) const {
   const auto loops = fma_loops.find(to_string(isa));

@@ -39,17 +39,23 @@ std::uint64_t cpuid_cache_bytes(std::uint32_t ebx, std::uint32_t ecx);
 // timings at 40-59% of roofline (2-core VM, three runs), and one FMA round read 51 GFLOP/s (double)
 // against the machine's 101. Rating each variant against the rounds around it overstated instead,
 // whenever those rounds caught a slow phase that the kernel missed (16^4 vnode: 71-74%).
+//
+// On the GPU (on_device, a build with CUDA) the arrays are in device memory and each round adds a
+// BabelStream copy; the times come from CUDA events, and the FMA loop is SimdIsa::Simt's.
 struct Ceilings {
   static constexpr int kTriads = 9, kFmaLoops = 5;
-  explicit Ceilings(const CacheInfo& llc);
+  explicit Ceilings(const CacheInfo& llc, bool on_device = false);
+  bool on_device;
   std::uint64_t triad_bytes;                               // the triad's three arrays together, per process
   std::vector<double> triads;                              // every triad of the run, GB/s
+  std::vector<double> copies;                              // GPU only: every copy (a = b) of the run, GB/s
   std::map<std::string, std::vector<double>> fma_loops;    // every FMA loop per instruction set, GFLOP/s
 
   void measure_round(const std::vector<SimdIsa>& isas, int bytes_per_real);
   int rounds() const { return static_cast<int>(triads.size()) / kTriads; }
   // The best of the run; an FMA peak is 0 if not measured.
   double bandwidth_GBs() const;
+  double copy_GBs() const;  // 0 on a CPU
   double fma_peak_GFLOPs(SimdIsa isa) const;
   // min(bandwidth x 1320 / compulsory bytes, FMA peak of isa) on the run's best (metrics.hpp); a
   // peak not measured does not bound it.

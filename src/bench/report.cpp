@@ -48,9 +48,11 @@ void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings) 
   std::fprintf(out, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(run.isa), simd_lanes(run.isa, run.bytes_per_real),
                run.prec().c_str(), compiler_description().c_str(), build_flags().c_str());
   std::fprintf(out, "# git %s, %s, host %s\n", git_revision().c_str(), run.started.c_str(), host_name().c_str());
-  std::fprintf(out, "# ceilings%s: bandwidth %.1f GB/s (STREAM triad over %s, streaming stores), FMA peak %.1f GFLOP/s (%s): the best "
-                    "of %d rounds, one at the start and one after each variant\n",
-               run.distributed ? " per rank (all ranks measuring at once)" : "", ceilings.bandwidth_GBs(), format_bytes(ceilings.triad_bytes).c_str(),
+  const std::string triad = ceilings.on_device ? "device triad over " + format_bytes(ceilings.triad_bytes) + format("; copy %.1f GB/s", ceilings.copy_GBs())
+                                                : "STREAM triad over " + format_bytes(ceilings.triad_bytes) + ", streaming stores";
+  std::fprintf(out, "# ceilings%s: bandwidth %.1f GB/s (%s), FMA peak %.1f GFLOP/s (%s): the best of %d rounds, one at the start and one "
+                    "after each variant\n",
+               run.distributed ? " per rank (all ranks measuring at once)" : "", ceilings.bandwidth_GBs(), triad.c_str(),
                ceilings.fma_peak_GFLOPs(run.isa), to_string(run.isa), ceilings.rounds());
   if (ceilings.noisy(run.isa))
     std::fprintf(out, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% best vs median); "
@@ -111,12 +113,16 @@ nlohmann::json run_json(const RunInfo& run, const Ceilings& ceilings, const nloh
   meta.update(run.extra);
   nlohmann::json fma_by_simd = nlohmann::json::object();
   for (SimdIsa isa : run.isas) fma_by_simd[to_string(isa)] = ceilings.fma_peak_GFLOPs(isa);
-  const nlohmann::json ceilings_json = {
+  nlohmann::json ceilings_json = {
       {"bandwidth_GBs", ceilings.bandwidth_GBs()}, {"fma_peak_GFLOPs", ceilings.fma_peak_GFLOPs(run.isa)},
       {"fma_peak_GFLOPs_by_simd", fma_by_simd}, {"rounds", ceilings.rounds()}, {"triad_bytes", ceilings.triad_bytes},
       {"bandwidth_samples_GBs", ceilings.triads}, {"fma_samples_GFLOPs", ceilings.fma_loops},
       {"bandwidth_spread", ceilings.bandwidth_spread()}, {"fma_spread", ceilings.fma_spread(run.isa)},
       {"noisy", ceilings.noisy(run.isa)}, {"per", run.distributed ? "rank" : "process"}};
+  if (ceilings.on_device) {
+    ceilings_json["copy_GBs"] = ceilings.copy_GBs();
+    ceilings_json["copy_samples_GBs"] = ceilings.copies;
+  }
   return {{"meta", meta}, {"ceilings", ceilings_json}, {"results", results}, {"skipped", skipped}};
 }
 

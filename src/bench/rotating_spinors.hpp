@@ -8,10 +8,10 @@
 
 namespace dslash::bench {
 
-template <class Real>
+template <class Real, class Space = HostSpace>
 class RotatingSpinors {
  public:
-  RotatingSpinors(const DslashKernel<Real>& d, const std::vector<SpinorField<Real>>& fields, int sets) {
+  RotatingSpinors(const DslashKernel<Real, Space>& d, const std::vector<SpinorField<Real>>& fields, int sets) {
     for (int k = 0; k < sets; ++k) {
       d.pack(fields, in.emplace_back(d.allocate_spinors("bench_in")));
       out.push_back(d.allocate_spinors("bench_out"));
@@ -21,7 +21,7 @@ class RotatingSpinors {
   std::size_t advance() { return last_ = next_++ % in.size(); }
   std::size_t last() const { return last_; }
 
-  std::vector<View<Real, 1>> in, out;
+  std::vector<typename DslashKernel<Real, Space>::spinor_view> in, out;
 
  private:
   std::size_t next_ = 0, last_ = 0;

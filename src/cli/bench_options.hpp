@@ -16,6 +16,7 @@ namespace dslash::cli {
 struct BenchOptions {
   Coord dims{32, 32, 32, 32};
   std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
+  std::string backend = "cpu";
   int nrhs = 0, threads = 0, iters = 10, warmup = 2;
   bool dagger = false, check = false, csv = false, traffic = false;
   std::uint64_t seed = 1;

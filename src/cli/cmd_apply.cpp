@@ -9,6 +9,9 @@
 #include "io/npy.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 #if defined(DSLASH_HAVE_MPI)
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
@@ -23,6 +26,7 @@ struct ApplyOptions {
   std::string gauge, in, out, kernel = "reference";
   int nrhs = 0;  // 0: as many as the input file holds
   bool batched = false;  // the input has the 7-D shape (N, L3, L2, L1, L0, 4, 3), so the output too
+  std::string backend = "cpu";
   KernelOptions k;
   MpiOptions mpi;
 };
@@ -47,13 +51,22 @@ int spinors_per_call(const ApplyOptions& o, std::size_t spinors) {
   return parse_kernel(o.kernel) == KernelFamily::Mrhs ? static_cast<int>(spinors) : 1;
 }
 
-// The operator on every input spinor with a fast kernel in precision Real.
-template <class Real>
+// The operator on every input spinor with a fast kernel in precision Real, its fields in Space
+// (HostSpace: the CPU; CudaSpace: the GPU).
+template <class Real, class Space>
 std::vector<SpinorField<double>> apply_kernel(const ApplyOptions& o, const GaugeField<double>& u_double,
                                               const std::vector<SpinorField<double>>& in_full) {
   const int per_call = spinors_per_call(o, in_full.size());
-  const DslashKernel<Real> d(convert_precision<Real>(u_double), o.k.config(parse_kernel(o.kernel), per_call));
+  const DslashKernel<Real, Space> d(convert_precision<Real>(u_double), o.k.config(parse_kernel(o.kernel), per_call));
   return apply_each<Real>(d, per_call, in_full);
+}
+
+template <class Real>
+std::vector<SpinorField<double>> apply_kernel_on(const ApplyOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& in) {
+#if defined(DSLASH_HAVE_CUDA)
+  if (o.backend == "cuda") return apply_kernel<Real, CudaSpace>(o, u, in);
+#endif
+  return apply_kernel<Real, HostSpace>(o, u, in);
 }
 
 void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>& out, std::size_t spinors, const std::string& where) {
@@ -118,10 +131,12 @@ void add_apply_command(CLI::App& app) {
   add_int_option(*cmd, "--nrhs", opt->nrhs, 1, kMaxRhs, "right-hand sides in the input (default: as many as it holds)");
   add_kernel_options(*cmd, opt->k);
   add_mpi_options(*cmd, opt->mpi);
+  add_backend_option(*cmd, opt->backend);
   cmd->callback([opt, cmd] {
     if (opt->kernel == "reference")
-      reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout"},
+      reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout", "--backend"},
                    "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
+    if (opt->backend == "cuda") require_cuda(*cmd, {"--simd", "--layout", "--mpi"});
     reject_simd_for_naive(opt->kernel, opt->k.simd);
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)
@@ -149,7 +164,7 @@ void add_apply_command(CLI::App& app) {
         dslash_reference(u, psi, out.emplace_back(geom, cfg.out, "apply_out"), cfg.dagger);
       }
     } else {
-      out = opt->k.prec == "single" ? apply_kernel<float>(*opt, u, in) : apply_kernel<double>(*opt, u, in);
+      out = opt->k.prec == "single" ? apply_kernel_on<float>(*opt, u, in) : apply_kernel_on<double>(*opt, u, in);
     }
     write_result(*opt, out, in.size(), "lattice " + geom.to_string());
   });

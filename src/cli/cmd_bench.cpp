@@ -11,34 +11,63 @@
 #include "bench/report.hpp"
 #include "cli/bench_options.hpp"
 #include "kernels/dslash_kernel.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash::cli {
 
 namespace {
 
-template <class Real>
+#if defined(DSLASH_HAVE_CUDA)
+// The GPU in the header and the JSON (meta and every result), and its L2 as the cache that rotating
+// input sets must outgrow.
+void describe_gpu(bench::RunInfo& run) {
+  const cuda::DeviceInfo g = cuda::device_info();
+  const auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
+  run.llc = {g.l2_bytes, "the GPU's L2", 1};
+  run.notes.push_back("gpu " + g.name + ": " + std::to_string(g.multiprocessors) + " SMs, compute " + std::to_string(g.compute_major) + "." +
+                      std::to_string(g.compute_minor) + ", " + format_bytes(g.memory_bytes) + ", L2 " + format_bytes(g.l2_bytes) + ", driver " +
+                      version(g.driver_version) + ", runtime " + version(g.runtime_version) + "; times from CUDA events");
+  run.extra["gpu"] = {{"name", g.name}, {"multiprocessors", g.multiprocessors}, {"compute_capability", std::to_string(g.compute_major) + "." + std::to_string(g.compute_minor)},
+                      {"memory_bytes", g.memory_bytes}, {"l2_bytes", g.l2_bytes}, {"driver", version(g.driver_version)}, {"runtime", version(g.runtime_version)}};
+}
+#endif
+
+// Space: HostSpace runs the CPU kernels, CudaSpace the GPU's (--backend cuda).
+template <class Real, class Space>
 int run_bench(const BenchOptions& o) {
+  constexpr bool kDevice = !Space::host_accessible;
   if (o.threads > 0) omp_set_num_threads(o.threads);
   const Geometry geom(o.dims);
-  const SimdIsa isa = parse_simd(o.simd);
+  const SimdIsa isa = kDevice ? SimdIsa::Simt : parse_simd(o.simd);
   const int F = sizeof(Real);
   const auto kernels = expand(o.kernel, {"naive", "mrhs", "vnode"});
   const auto dispatches = expand(o.dispatch, {"range", "team", "mdrange"});
   const std::array<index_t, 4> user_tile = o.tile.empty() || o.tile == "auto" ? DslashConfig{}.tile : parse_tile(o.tile);
-  const int user_team = o.team_size.empty() || o.team_size == "auto" ? 1 : std::stoi(o.team_size);
+  // A GPU team is a block: one warp by default.
+  const int user_team = o.team_size.empty() || o.team_size == "auto" ? (kDevice ? 32 : 1) : std::stoi(o.team_size);
   if (!o.tile.empty() && o.dispatch != "all" && o.dispatch != "mdrange") throw std::invalid_argument("--tile applies to --dispatch mdrange");
   if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
-  if (user_team < 1) throw std::invalid_argument("--team-size must be >= 1 or auto");
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
   run.where = "lattice " + geom.to_string();
   run.sites_per_parity = geom.half_volume();
   run.footprint_bytes = bench::footprint_bytes<Real>(geom);
-  run.llc = bench::last_level_cache();
-  std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), run.threads);
-  bench::Ceilings ceilings(run.llc);
+  run.extra["backend"] = kDevice ? "cuda" : "cpu";
+  if constexpr (kDevice) {
+#if defined(DSLASH_HAVE_CUDA)
+    run.isas = {SimdIsa::Simt};
+    describe_gpu(run);
+    std::fprintf(stderr, "measuring ceilings on the GPU (device triad and copy, FMA loop)...\n");
+#endif
+  } else {
+    run.llc = bench::last_level_cache();
+    std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), run.threads);
+  }
+  bench::Ceilings ceilings(run.llc, kDevice);
   ceilings.measure_round(run.isas, F);
-  if (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES"))
+  if (!kDevice && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
   std::unique_ptr<bench::TuneCache> cache;
@@ -46,7 +75,7 @@ int run_bench(const BenchOptions& o) {
     cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
     std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
   }
-  bench::Benchmark<Real> bench(
+  bench::Benchmark<Real, Space> bench(
       geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed, .llc_bytes = run.llc.share()}, cache.get());
 
   std::vector<bench::VariantResult> results;
@@ -148,6 +177,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", o->json, "write every figure and the run header to this JSON file");
   cmd->add_flag("--csv", o->csv, "print CSV instead of a table");
   add_mpi_options(*cmd, o->mpi);
+  add_backend_option(*cmd, o->backend);
   cmd->callback([o, cmd, &exit_code] {
     if (o->kernel == "naive" || o->kernel == "vnode")
       reject_given(*cmd, {"--nrhs"}, "to --kernel " + o->kernel + ", which takes one right-hand side (--nrhs is for mrhs)");
@@ -156,13 +186,20 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
     if (!o->json.empty()) check_output_file("--json", o->json);  // now, not after minutes of measuring
+    if (o->backend == "cuda") {
+      require_cuda(*cmd, {"--simd", "--threads", "--layout", "--traffic", "--mpi"});
+#if defined(DSLASH_HAVE_CUDA)
+      exit_code = o->prec == "single" ? run_bench<float, CudaSpace>(*o) : run_bench<double, CudaSpace>(*o);
+#endif
+      return;
+    }
 #if defined(DSLASH_HAVE_MPI)
     if (distributed) {
       exit_code = run_bench_mpi(*o);
       return;
     }
 #endif
-    exit_code = o->prec == "single" ? run_bench<float>(*o) : run_bench<double>(*o);
+    exit_code = o->prec == "single" ? run_bench<float, HostSpace>(*o) : run_bench<double, HostSpace>(*o);
   });
 }
 

@@ -70,4 +70,10 @@ int mpi_world_rank();  // 0 unless MPI is initialised
 // A warning on stderr (rank 0) when `threads` OpenMP threads are more than this process's cores.
 void warn_if_oversubscribed(int threads);
 
+// --backend cpu|cuda: where the kernels run (the CPU by default).
+CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend);
+// For --backend cuda: throws std::invalid_argument when this dslash was built without CUDA, when no
+// GPU is usable, or when one of the CPU-only `options` was given on `cmd`'s command line.
+void require_cuda(const CLI::App& cmd, std::initializer_list<const char*> cpu_only_options);
+
 }  // namespace dslash::cli

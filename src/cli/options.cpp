@@ -6,6 +6,9 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 #include "io/atomic_file.hpp"
 #if defined(DSLASH_HAVE_MPI)
 #include "mpi/mpi_session.hpp"
@@ -185,6 +188,24 @@ DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
     cfg.team_size = team_size;
   }
   return cfg;
+}
+
+CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend) {
+  return cmd.add_option("--backend", backend, "where the kernels run: cpu, or cuda (the GPU; a build with CUDA)")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+}
+
+void require_cuda(const CLI::App& cmd, std::initializer_list<const char*> cpu_only_options) {
+#if defined(DSLASH_HAVE_CUDA)
+  if (const std::string why = cuda::unavailable_reason(); !why.empty()) throw std::invalid_argument("--backend cuda: " + why);
+  reject_given(cmd, cpu_only_options,
+               "to --backend cuda: the GPU's lanes are threads and it chooses its own layout (component-major, site fastest)");
+#else
+  (void)cmd;
+  (void)cpu_only_options;
+  throw std::invalid_argument("--backend cuda: this dslash was built without CUDA (install the CUDA toolkit, put nvcc on the PATH and reconfigure)");
+#endif
 }
 
 }  // namespace dslash::cli

@@ -95,8 +95,8 @@ std::vector<GpuVariant> all_gpu_variants() {
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()), [](const auto& info) {
-  const GpuVariant& v = info.param;
+INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()), [](const auto& param_info) {
+  const GpuVariant& v = param_info.param;
   return std::string(to_string(v.kernel)) + "_cuda_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
 });
 

@@ -1,7 +1,8 @@
 #pragma once
 // CUDA backend: the parallel patterns on the GPU (include only from .cu files, compiled by nvcc).
-//   RangePolicy    blocks of (vector_length x kRangeThreads / vector_length) threads, one index per
-//                  threadIdx.y row
+//   RangePolicy    blocks of vector_length x rows threads, one index per threadIdx.y row; the block
+//                  size is the one the CUDA occupancy calculator finds best for the kernel (a Dslash
+//                  at ~150 registers a thread keeps only 8 warps of 256-thread blocks on an SM)
 //   TeamPolicy     one block per team: threadIdx.y is the team rank, threadIdx.x the vector lane
 //   MDRangePolicy  one block per tile; the block's rows walk the tile's points, dimension 0 fastest
 // Every lane of an index calls f with that index (simd/simt.hpp: the lane is threadIdx.x). Launches
@@ -41,6 +42,30 @@ inline unsigned grid_of(index_t blocks, const char* what) {
 
 // Rows of a range launch: whole blocks of kRangeThreads threads, at least one row.
 inline int range_rows(int vector_length) { return std::max(1, kRangeThreads / vector_length); }
+
+// The most threads a block of `kernel` may have: fewer than 1024 when its registers run out first.
+// A team that asks for more is refused in words, not by the GPU's "too many resources" at launch.
+template <class Kernel>
+int max_block_threads(Kernel kernel) {
+  static const int most = [&] {
+    cudaFuncAttributes attributes{};
+    cuda::check(cudaFuncGetAttributes(&attributes, kernel), "cudaFuncGetAttributes");
+    return attributes.maxThreadsPerBlock;
+  }();
+  return most;
+}
+
+// Rows of a launch of `kernel` at the block size that gives it the most resident threads, found
+// once per kernel.
+template <class Kernel>
+int occupancy_rows(Kernel kernel, int vector_length) {
+  static const int block = [&] {
+    int min_grid = 0, threads = 0;
+    cuda::check(cudaOccupancyMaxPotentialBlockSize(&min_grid, &threads, kernel, 0, kMaxThreads), "cudaOccupancyMaxPotentialBlockSize");
+    return threads;
+  }();
+  return std::max(1, block / vector_length);
+}
 
 template <class F>
 __global__ void range_for(F f, index_t begin, index_t end) {
@@ -151,7 +176,7 @@ template <class F>
 void parallel_for(const RangePolicy<Cuda>& p, const F& f) {
   const index_t n = p.end() - p.begin();
   if (n == 0) return;
-  const int rows = cuda_detail::range_rows(p.vector_length());
+  const int rows = cuda_detail::occupancy_rows(cuda_detail::range_for<F>, p.vector_length());
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
   cuda_detail::range_for<<<cuda_detail::grid_of((n + rows - 1) / rows, "RangePolicy on cuda"), block>>>(f, p.begin(), p.end());
   cuda_detail::check_launch("parallel_for(RangePolicy<Cuda>) launch");
@@ -161,6 +186,10 @@ template <class F>
 void parallel_for(const TeamPolicy<Cuda>& p, const F& f) {
   if (p.league_size() == 0) return;
   const dim3 block = cuda_detail::block_of(p.vector_length(), p.team_size(), "TeamPolicy on cuda");
+  if (const int most = cuda_detail::max_block_threads(cuda_detail::team_for<F>); p.team_size() * p.vector_length() > most)
+    throw std::invalid_argument("TeamPolicy on cuda: " + std::to_string(p.team_size()) + " threads x vector length " +
+                                std::to_string(p.vector_length()) + " exceed the " + std::to_string(most) +
+                                " threads a block of this kernel can have (its registers run out)");
   cuda_detail::team_for<<<cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda"), block>>>(f, p.league_size());
   cuda_detail::check_launch("parallel_for(TeamPolicy<Cuda>) launch");
 }
@@ -168,7 +197,7 @@ void parallel_for(const TeamPolicy<Cuda>& p, const F& f) {
 template <int Rank, class F>
 void parallel_for(const MDRangePolicy<Rank, Cuda>& p, const F& f) {
   if (p.num_tiles() == 0 || p.tile_points() == 0) return;
-  const int rows = static_cast<int>(std::min<index_t>(p.tile_points(), cuda_detail::range_rows(p.vector_length())));
+  const int rows = static_cast<int>(std::min<index_t>(p.tile_points(), cuda_detail::occupancy_rows(cuda_detail::mdrange_for<Rank, F>, p.vector_length())));
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
   cuda_detail::mdrange_for<Rank><<<cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda"), block>>>(f, p);
   cuda_detail::check_launch("parallel_for(MDRangePolicy<Cuda>) launch");

@@ -33,7 +33,7 @@ inline std::string unavailable_reason() {
   const cudaError_t err = cudaGetDeviceCount(&n);
   if (err != cudaSuccess) {
     (void)cudaGetLastError();  // clear the sticky error for later callers
-    return std::string("no usable CUDA device: ") + cudaGetErrorString(err);
+    return std::string("no usable CUDA device (no GPU or no NVIDIA driver here; the CUDA runtime says: ") + cudaGetErrorString(err) + ")";
   }
   return n > 0 ? std::string() : std::string("no CUDA device found");
 }
