@@ -1,6 +1,9 @@
+#pragma once
 // The Dslash on the GPU: the one kernel body (kernels/dslash_body.hpp) with SIMT lanes
 // (simd/simt.hpp) on the Cuda execution space, for every family and dispatch; the lane probes; and
 // the roofline's ceilings measured on the device (BabelStream-style triad and copy, an FMA loop).
+// Included by one .cu file per precision (dslash_cuda_f32.cu, dslash_cuda_f64.cu), as the CPU's
+// runner_table.hpp is by one file per instruction set: each compiles with its own flags, in parallel.
 #include "simd/simt.hpp"
 // keep this order
 #include "kernels/dslash_body.hpp"
@@ -142,8 +145,5 @@ RunnerTable<Real> cuda_runners() {
   t.machine.fma_peak = &fma_peak<Real>;
   return t;
 }
-
-template RunnerTable<float> cuda_runners<float>();
-template RunnerTable<double> cuda_runners<double>();
 
 }  // namespace dslash

@@ -1,0 +1,6 @@
+// The GPU kernels in single precision (kernels/cuda_runners.cuh).
+#include "kernels/cuda_runners.cuh"
+
+namespace dslash {
+template RunnerTable<float> cuda_runners<float>();
+}
