@@ -50,7 +50,8 @@ def main():
         ax.set_xscale("log", base=2)
         ax.set_xlabel("lattice volume (sites)")
         ax.set_ylabel("GFLOP/s (1320 per site per RHS)")
-        ax.set_title(f"Wilson Dslash, {prec} precision, checkerboarded")
+        gpus = {r["gpu"]["name"] for r in sel if "gpu" in r}  # runs with --backend cuda name their GPU
+        ax.set_title(f"Wilson Dslash, {prec} precision, checkerboarded" + (f", {', '.join(sorted(gpus))}" if gpus else ""))
         ax.grid(True, alpha=0.3)
         ax.legend(fontsize=7, ncol=2)
         path = os.path.join(a.outdir, f"gflops_vs_volume_{prec}.png")
