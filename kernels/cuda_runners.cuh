@@ -7,6 +7,7 @@
 #include "simd/simt.hpp"
 // keep this order
 #include "kernels/dslash_body.hpp"
+#include "kernels/simd_probe.hpp"
 
 namespace dslash {
 
@@ -44,22 +45,7 @@ void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typena
   constexpr int W = static_cast<int>(Vec::size);
   const DeviceArray<Real> da = to_device(a, 2 * W), db = to_device(b, 2 * W), dc = to_device(c, 2 * W), dout("probe_out", 2 * W);
   parallel_for("probe_complex_op", RangePolicy<Cuda>(0, 1, W), DSLASH_LAMBDA(index_t) {
-    const auto load = [](const Real* p) { return simd::Complex<Vec>{Vec::load_aligned(p), Vec::load_aligned(p + Vec::size)}; };
-    const simd::Complex<Vec> x = load(da.data()), y = load(db.data()), z = load(dc.data());
-    simd::Complex<Vec> r = x;
-    switch (op) {
-      case SimdOp::Mul: r = simd::mul(x, y); break;
-      case SimdOp::MulAdd: r = simd::mul_add(x, y, z); break;
-      case SimdOp::ConjMulAdd: r = simd::conj_mul_add(x, y, z); break;
-      case SimdOp::TimesI: r = simd::times_i(x); break;
-      case SimdOp::TimesMinusI: r = simd::times_minus_i(x); break;
-      case SimdOp::StreamStore:
-        simd::stream_store(dout.data(), x.re);
-        simd::stream_store(dout.data() + W, x.im);
-        return;
-    }
-    r.re.store_aligned(dout.data());
-    r.im.store_aligned(dout.data() + W);
+    kernels::complex_op<Vec>(op, da.data(), db.data(), dc.data(), dout.data());
   });
   CudaSpace::copy(out, dout.data(), 2 * W * sizeof(Real));
 }

@@ -5,6 +5,7 @@
 #include "kernels/dslash_body.hpp"
 #include "kernels/face_body.hpp"
 #include "kernels/machine_probe.hpp"
+#include "kernels/simd_probe.hpp"
 
 namespace dslash::kernels {
 
@@ -19,24 +20,8 @@ void probe_permute(int level, const typename Vec::value_type* in, typename Vec::
 template <class Vec>
 void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typename Vec::value_type* b,
                       const typename Vec::value_type* c, typename Vec::value_type* out) {
-  constexpr int W = static_cast<int>(Vec::size);
-  const auto load = [](const typename Vec::value_type* p) { return Complex<Vec>{Vec::load_aligned(p), Vec::load_aligned(p + W)}; };
-  const Complex<Vec> x = load(a), y = load(b), z = load(c);
-  Complex<Vec> r{};
-  switch (op) {
-    case SimdOp::Mul: r = simd::mul(x, y); break;
-    case SimdOp::MulAdd: r = simd::mul_add(x, y, z); break;
-    case SimdOp::ConjMulAdd: r = simd::conj_mul_add(x, y, z); break;
-    case SimdOp::TimesI: r = simd::times_i(x); break;
-    case SimdOp::TimesMinusI: r = simd::times_minus_i(x); break;
-    case SimdOp::StreamStore:
-      simd::stream_store(out, x.re);
-      simd::stream_store(out + W, x.im);
-      simd::store_fence();
-      return;
-  }
-  r.re.store_aligned(out);
-  r.im.store_aligned(out + W);
+  complex_op<Vec>(op, a, b, c, out);
+  if (op == SimdOp::StreamStore) simd::store_fence();
 }
 
 template <class Real, class Vec>

@@ -78,31 +78,26 @@ __global__ void team_for(F f, index_t league_size) {
   f(TeamMember(blockIdx.x, league_size, static_cast<int>(threadIdx.y), static_cast<int>(blockDim.y), static_cast<int>(blockDim.x), nullptr));
 }
 
-template <int Rank>
-__device__ inline void tile_point(index_t p, const std::array<index_t, Rank>& lo, const std::array<index_t, Rank>& hi,
-                                  std::array<index_t, Rank>& x) {
-  for (int r = 0; r < Rank; ++r) {
-    const index_t n = hi[r] - lo[r];
-    x[r] = lo[r] + p % n;
-    p /= n;
-  }
-}
-
-template <int Rank, class F, std::size_t... R>
-__device__ inline void call_point(const F& f, const std::array<index_t, Rank>& x, std::index_sequence<R...>) {
-  f(x[R]...);
-}
-
-template <int Rank, class F>
-__global__ void mdrange_for(F f, MDRangePolicy<Rank, Cuda> p) {
-  std::array<index_t, Rank> lo, hi, x;
+// This block's rows walk the points of tile blockIdx.x (dimension 0 fastest): point(i0, ..., iR-1).
+template <int Rank, class Point>
+__device__ inline void for_tile_points(const MDRangePolicy<Rank, Cuda>& p, const Point& point) {
+  std::array<index_t, Rank> lo, hi;
   p.tile_bounds(blockIdx.x, lo, hi);
   index_t points = 1;
   for (int r = 0; r < Rank; ++r) points *= hi[r] - lo[r];
   for (index_t k = threadIdx.y; k < points; k += blockDim.y) {
-    tile_point<Rank>(k, lo, hi, x);
-    call_point<Rank>(f, x, std::make_index_sequence<Rank>{});
+    std::array<index_t, Rank> x;
+    for (index_t rest = k, r = 0; r < Rank; ++r) {
+      x[r] = lo[r] + rest % (hi[r] - lo[r]);
+      rest /= hi[r] - lo[r];
+    }
+    [&]<std::size_t... R>(std::index_sequence<R...>) { point(x[R]...); }(std::make_index_sequence<Rank>{});
   }
+}
+
+template <int Rank, class F>
+__global__ void mdrange_for(F f, MDRangePolicy<Rank, Cuda> p) {
+  for_tile_points(p, [&](auto... i) { f(i...); });
 }
 
 // The block's threads add their partials in shared memory, halving each step; thread 0 stores the sum.
@@ -138,14 +133,7 @@ __global__ void team_reduce(F f, index_t league_size, T* partials) {
 template <int Rank, class T, class F>
 __global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, T* partials) {
   T local = Sum<T>::identity();
-  std::array<index_t, Rank> lo, hi, x;
-  p.tile_bounds(blockIdx.x, lo, hi);
-  index_t points = 1;
-  for (int r = 0; r < Rank; ++r) points *= hi[r] - lo[r];
-  for (index_t k = threadIdx.y; k < points; k += blockDim.y) {
-    tile_point<Rank>(k, lo, hi, x);
-    [&]<std::size_t... R>(std::index_sequence<R...>) { f(x[R]..., local); }(std::make_index_sequence<Rank>{});
-  }
+  for_tile_points(p, [&](auto... i) { f(i..., local); });
   block_sum(local, partials);
 }
 
