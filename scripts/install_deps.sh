@@ -12,6 +12,13 @@ packages=(
   git
 )
 
+# A host with no package registry (a GPU node, say) that has the libraries elsewhere: point
+# CMAKE_PREFIX_PATH at them and set DSLASH_SKIP_DEPS=1; CMake then says what it cannot find.
+if [ "${DSLASH_SKIP_DEPS:-0}" = 1 ]; then
+  echo "DSLASH_SKIP_DEPS=1: not checking Debian packages (CMAKE_PREFIX_PATH=${CMAKE_PREFIX_PATH:-unset})" >&2
+  exit 0
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
