@@ -43,8 +43,11 @@ void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings) 
   const char* per_rank = run.distributed ? " per rank" : "";
   std::fprintf(out, "# %s: %s, %lld sites per parity%s, footprint%s %s\n", run.title.c_str(), run.where.c_str(),
                static_cast<long long>(run.sites_per_parity), per_rank, per_rank, footprint_text(run.footprint_bytes, run.llc).c_str());
-  std::fprintf(out, "# threads%s %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", per_rank, run.threads, env_or_unset("OMP_PROC_BIND"),
-               env_or_unset("OMP_PLACES"));
+  if (ceilings.on_device)
+    std::fprintf(out, "# host threads %d (packing and --check only: the kernels run on the GPU)\n", run.threads);
+  else
+    std::fprintf(out, "# threads%s %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", per_rank, run.threads, env_or_unset("OMP_PROC_BIND"),
+                 env_or_unset("OMP_PLACES"));
   std::fprintf(out, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(run.isa), simd_lanes(run.isa, run.bytes_per_real),
                run.prec().c_str(), compiler_description().c_str(), build_flags().c_str());
   std::fprintf(out, "# git %s, %s, host %s\n", git_revision().c_str(), run.started.c_str(), host_name().c_str());
