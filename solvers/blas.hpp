@@ -1,0 +1,110 @@
+#pragma once
+// BLAS-1 on packed spinor buffers (a DslashKernel's spinor_view: plain arrays of reals of equal
+// size), for the solvers. Every loop is a parallel pattern over RangePolicy<ExecSpace> with a
+// by-value lambda on raw pointers, so the same code can run on the GPU. Sums accumulate in double;
+// the OpenMP reduction is deterministic for a given thread count.
+//
+// The real operations (axpby, axpy, xpay, norm2, re_dot) do not depend on where a complex number's
+// real and imaginary parts are. The complex inner product does: PackedComplex says where they are.
+#include <array>
+#include <complex>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+
+#include "dslash/core.hpp"
+#include "dslash/core/reducer.hpp"
+#include "kernels/dslash_kernel.hpp"
+
+namespace dslash {
+
+// Where the complex numbers of a packed spinor buffer are (kernels/kernel_layout.hpp): number i,
+// counted lane fastest, then spin-colour k (0..11), block, outer site, has its real part at
+// (offset(site, block, 2k)) * lanes + lane and its imaginary part one component stride further.
+struct PackedComplex {
+  index_t sites = 0;  // outer sites of the buffer
+  index_t blocks = 1, lanes = 1;
+  KernelLayout::Strides strides{24, 24, 1};
+
+  index_t count() const { return sites * blocks * 12 * lanes; }
+  DSLASH_INLINE_FUNCTION index_t real_index(index_t i) const {
+    const index_t lane = i % lanes, j = i / lanes;
+    const index_t k = j % 12, sb = j / 12;
+    return ((sb / blocks) * strides.site + (sb % blocks) * strides.block + 2 * k * strides.component) * lanes + lane;
+  }
+  DSLASH_INLINE_FUNCTION index_t imag_offset() const { return strides.component * lanes; }
+};
+
+// The complex layout of the kernel's spinor buffers (input and output alike).
+template <class Real, class Space>
+PackedComplex packed_complex(const DslashKernel<Real, Space>& kernel) {
+  const KernelLayout& l = kernel.layout();
+  return {kernel.output_sites() / (l.folded ? l.lanes : 1), l.blocks, l.lanes, kernel.spinor_strides()};
+}
+
+namespace blas_detail {
+template <class Real, class Space>
+void check_same_size(const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
+  if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
+}
+}  // namespace blas_detail
+
+// y = a x + b y
+template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+void axpby(Real a, const View<Real, 1, LayoutRight, Space>& x, Real b, const View<Real, 1, LayoutRight, Space>& y) {
+  blas_detail::check_same_size(x, y);
+  const Real* xp = x.data();
+  Real* yp = y.data();
+  parallel_for("blas_axpby", RangePolicy<ExecSpace>(static_cast<index_t>(x.size())),
+               DSLASH_LAMBDA(index_t i) { yp[i] = a * xp[i] + b * yp[i]; });
+}
+
+// y += a x
+template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+void axpy(Real a, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
+  axpby<ExecSpace>(a, x, Real(1), y);
+}
+
+// y = x + a y
+template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+void xpay(const View<Real, 1, LayoutRight, Space>& x, Real a, const View<Real, 1, LayoutRight, Space>& y) {
+  axpby<ExecSpace>(Real(1), x, a, y);
+}
+
+// Re <x, y> = sum x_i y_i over every real
+template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+double re_dot(const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
+  blas_detail::check_same_size(x, y);
+  const Real* xp = x.data();
+  const Real* yp = y.data();
+  double sum = 0;
+  parallel_reduce("blas_re_dot", RangePolicy<ExecSpace>(static_cast<index_t>(x.size())),
+                  DSLASH_LAMBDA(index_t i, double& acc) { acc += static_cast<double>(xp[i]) * static_cast<double>(yp[i]); }, sum);
+  return sum;
+}
+
+// ||x||^2
+template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+double norm2(const View<Real, 1, LayoutRight, Space>& x) {
+  return re_dot<ExecSpace>(x, x);
+}
+
+// <x, y> = sum conj(x) y over the complex numbers of a buffer of layout c.
+template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
+  blas_detail::check_same_size(x, y);
+  if (static_cast<std::size_t>(2 * c.count()) != x.size())
+    throw std::invalid_argument("blas: buffer \"" + x.label() + "\" does not have the complex layout's size");
+  const Real* xp = x.data();
+  const Real* yp = y.data();
+  std::array<double, 2> sum{};
+  parallel_reduce("blas_dot", RangePolicy<ExecSpace>(c.count()), DSLASH_LAMBDA(index_t i, std::array<double, 2>& acc) {
+    const index_t re = c.real_index(i), im = re + c.imag_offset();
+    const double xr = xp[re], xi = xp[im], yr = yp[re], yi = yp[im];
+    acc[0] += xr * yr + xi * yi;
+    acc[1] += xr * yi - xi * yr;
+  }, sum);
+  return {sum[0], sum[1]};
+}
+
+}  // namespace dslash

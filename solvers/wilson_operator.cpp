@@ -1,0 +1,68 @@
+#include "solvers/wilson_operator.hpp"
+
+#include <stdexcept>
+
+namespace dslash {
+
+namespace {
+
+DslashConfig with(DslashConfig c, Subset out, bool dagger) {
+  c.out = out;
+  c.dagger = dagger;
+  return c;
+}
+
+double checked_mass(double mass) {
+  if (!(4 + mass > 0)) throw std::invalid_argument("EvenOddWilson: 4 + mass must be positive (mass = " + std::to_string(mass) + ")");
+  return mass;
+}
+
+}  // namespace
+
+template <class Real>
+EvenOddWilson<Real>::EvenOddWilson(const GaugeField<Real>& u, double mass, const DslashConfig& config)
+    : mass_(checked_mass(mass)),
+      d_eo_(u, with(config, Subset::Even, false)),
+      d_oe_(u, with(config, Subset::Odd, false)),
+      d_eo_dagger_(u, with(config, Subset::Even, true)),
+      d_oe_dagger_(u, with(config, Subset::Odd, true)),
+      odd_scratch_(d_oe_.allocate_spinors("eo_wilson_odd_scratch")) {}
+
+template <class Real>
+void EvenOddWilson<Real>::pack(const std::vector<SpinorField<Real>>& fields, const vector_type& packed) const {
+  if (fields.empty()) throw std::invalid_argument("EvenOddWilson::pack: no fields");
+  // The kernel whose input has the fields' parity.
+  kernel(neighbour_subset(fields.front().subset())).pack(fields, packed);
+}
+
+template <class Real>
+void EvenOddWilson<Real>::unpack(const vector_type& packed, std::vector<SpinorField<Real>>& fields) const {
+  if (fields.empty()) throw std::invalid_argument("EvenOddWilson::unpack: no fields");
+  kernel(fields.front().subset()).unpack(packed, fields);
+}
+
+template <class Real>
+void EvenOddWilson<Real>::apply(const vector_type& in, const vector_type& out, bool dagger) const {
+  const double a = 4 + mass_;
+  (dagger ? d_oe_dagger_ : d_oe_).apply(in, odd_scratch_);
+  (dagger ? d_eo_dagger_ : d_eo_).apply(odd_scratch_, out);
+  axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
+}
+
+template <class Real>
+void EvenOddWilson<Real>::prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const {
+  d_eo_.apply(b_odd, b_hat);
+  xpay(b_even, static_cast<Real>(1 / (2 * (4 + mass_))), b_hat);
+}
+
+template <class Real>
+void EvenOddWilson<Real>::reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const {
+  const double a = 4 + mass_;
+  d_oe_.apply(x_even, x_odd);
+  axpby(static_cast<Real>(1 / a), b_odd, static_cast<Real>(1 / (2 * a)), x_odd);
+}
+
+template class EvenOddWilson<float>;
+template class EvenOddWilson<double>;
+
+}  // namespace dslash

@@ -1,0 +1,61 @@
+#pragma once
+// EvenOddWilson<Real>: the Wilson matrix M = (4 + m) - D/2 (docs/CONVENTIONS.md) reduced to the even
+// sites, on a DslashKernel's packed buffers. With a = 4 + m, M in even/odd blocks is
+//
+//   [ a           -D_{e<-o}/2 ] [x_e]   [b_e]
+//   [ -D_{o<-e}/2  a          ] [x_o] = [b_o]
+//
+// The odd rows give x_o = (b_o + D_{o<-e} x_e / 2) / a (reconstruct); put into the even rows,
+//
+//   M_ee_hat x_e = b_e_hat,  M_ee_hat = a - D_{e<-o} D_{o<-e} / (4a),  b_e_hat = b_e + D_{e<-o} b_o / (2a)
+//
+// (prepare_source). Its adjoint is a - D_{o<-e}^dagger D_{e<-o}^dagger / (4a), and since the
+// checkerboards of D^dagger are (D^dagger)_{e<-o} = (D_{o<-e})^dagger, it is the same formula with the
+// dagger kernels.
+//
+// Four kernels of one configuration (family, dispatch, ISA, layout, nrhs from the template):
+// D_{e<-o} and D_{o<-e}, and their daggers. Even and odd buffers have the same size and layout, so
+// every buffer comes from allocate(). With nrhs > 1 (mrhs) a buffer holds all right-hand sides.
+#include <string>
+#include <vector>
+
+#include "kernels/dslash_kernel.hpp"
+#include "solvers/blas.hpp"
+
+namespace dslash {
+
+template <class Real>
+class EvenOddWilson {
+ public:
+  using vector_type = typename DslashKernel<Real>::spinor_view;
+
+  // config.out and config.dagger are set per kernel; the rest is taken as given. Throws
+  // std::invalid_argument where a kernel refuses the configuration or 4 + mass is not positive.
+  EvenOddWilson(const GaugeField<Real>& u, double mass, const DslashConfig& config);
+
+  double mass() const { return mass_; }
+  const DslashConfig& config() const { return d_eo_.config(); }
+  const Geometry& geometry() const { return d_eo_.geometry(); }
+  PackedComplex complex_layout() const { return packed_complex(d_eo_); }
+
+  vector_type allocate(const std::string& label) const { return d_eo_.allocate_spinors(label); }
+  // nrhs fields of one parity (Even or Odd) <-> a packed buffer.
+  void pack(const std::vector<SpinorField<Real>>& fields, const vector_type& packed) const;
+  void unpack(const vector_type& packed, std::vector<SpinorField<Real>>& fields) const;
+
+  // out = M_ee_hat in, or M_ee_hat^dagger in (in and out distinct even buffers).
+  void apply(const vector_type& in, const vector_type& out, bool dagger = false) const;
+  // b_hat = b_e + D_{e<-o} b_o / (2 (4 + m))
+  void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
+  // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
+  void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
+
+ private:
+  const DslashKernel<Real>& kernel(Subset parity) const { return parity == Subset::Even ? d_eo_ : d_oe_; }
+
+  double mass_;
+  DslashKernel<Real> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
+  vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
+};
+
+}  // namespace dslash
