@@ -107,4 +107,22 @@ std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight
   return {sum[0], sum[1]};
 }
 
+// y = a x + b y with complex a and b, over the complex numbers of a buffer of layout c.
+template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+void caxpby(const PackedComplex& c, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& x, std::complex<double> b,
+            const View<Real, 1, LayoutRight, Space>& y) {
+  blas_detail::check_same_size(x, y);
+  if (static_cast<std::size_t>(2 * c.count()) != x.size())
+    throw std::invalid_argument("blas: buffer \"" + x.label() + "\" does not have the complex layout's size");
+  const Real* xp = x.data();
+  Real* yp = y.data();
+  const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag());
+  parallel_for("blas_caxpby", RangePolicy<ExecSpace>(c.count()), DSLASH_LAMBDA(index_t i) {
+    const index_t re = c.real_index(i), im = re + c.imag_offset();
+    const Real xr = xp[re], xi = xp[im], yr = yp[re], yi = yp[im];
+    yp[re] = ar * xr - ai * xi + br * yr - bi * yi;
+    yp[im] = ar * xi + ai * xr + br * yi + bi * yr;
+  });
+}
+
 }  // namespace dslash

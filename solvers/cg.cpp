@@ -16,11 +16,11 @@ void residual(const EvenOddWilson<double>& op, const EvenOddWilson<double>::vect
 
 }  // namespace
 
-CgResult cgnr(const EvenOddWilson<double>& op, const EvenOddWilson<double>::vector_type& b,
-              const EvenOddWilson<double>::vector_type& x, const CgParams& params) {
+SolverResult cgnr(const EvenOddWilson<double>& op, const EvenOddWilson<double>::vector_type& b,
+              const EvenOddWilson<double>::vector_type& x, const SolverParams& params) {
   if (!(params.tolerance > 0)) throw std::invalid_argument("cgnr: tolerance must be positive");
   if (params.max_iterations < 0) throw std::invalid_argument("cgnr: max_iterations must be >= 0");
-  CgResult result;
+  SolverResult result;
   const double b_norm = std::sqrt(norm2(b));
   if (b_norm == 0) {  // the solution is zero
     deep_copy(x, 0.0);

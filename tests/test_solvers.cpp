@@ -1,6 +1,6 @@
 // The solver layer: BLAS-1 on packed buffers against scalar loops and the fields' own inner
 // product; the even-odd Wilson operator against the same formulas built from the reference Dslash;
-// CGNR's solution of the full-lattice system checked with the reference Wilson matrix.
+// the solutions of CGNR and BiCGStab of the full-lattice system checked with the reference Wilson matrix.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/reference_dslash.hpp"
+#include "solvers/bicgstab.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/wilson_operator.hpp"
@@ -121,6 +122,36 @@ TEST(Blas, ComplexDotIsTheFieldsInnerProduct) {
   }
 }
 
+// Complex y = a x + b y on the packed buffers is the same on the fields, site by site, in every layout.
+TEST(Blas, ComplexAxpbyIsTheFieldsOwn) {
+  const GaugeField<double> u = random_gauge(kFoldable, 2);
+  const std::complex<double> a(0.75, -1.5), b(-0.25, 2.0);
+  for (DslashConfig c : configs()) {
+    c.out = Subset::Odd;  // input: even fields
+    const DslashKernel<double> k(u, c);
+    const auto x = gaussians(kFoldable, Subset::Even, c.nrhs, 10), y = gaussians(kFoldable, Subset::Even, c.nrhs, 50);
+    const auto px = k.allocate_spinors("x"), py = k.allocate_spinors("y");
+    k.pack(x, px);
+    k.pack(y, py);
+    caxpby(packed_complex(k), a, px, b, py);
+    std::vector<SpinorField<double>> got;
+    const DslashKernel<double> unpacker(u, [&] {
+      DslashConfig e = c;
+      e.out = Subset::Even;  // output: even fields, the same packed layout
+      return e;
+    }());
+    unpacker.unpack(py, got);
+    for (int r = 0; r < c.nrhs; ++r)
+      for (site_t i = 0; i < got[0].sites(); ++i)
+        for (int sp = 0; sp < 4; ++sp)
+          for (int col = 0; col < 3; ++col) {
+            const std::size_t rr = static_cast<std::size_t>(r);
+            const std::complex<double> expect = a * x[rr](i, sp, col) + b * y[rr](i, sp, col);
+            ASSERT_LT(std::abs(got[rr](i, sp, col) - expect), 1e-14 * (1 + std::abs(expect))) << k.label() << " site " << i;
+          }
+  }
+}
+
 // ---------------------------------------------------------------- the even-odd operator
 
 TEST(EvenOddWilson, SchurComplementMatchesTheReference) {
@@ -215,8 +246,11 @@ TEST(EvenOddWilson, RefusesANonPositiveDiagonal) {
 
 // Solves M x = b on the full lattice through the even system; returns ||b - M x|| / ||b|| from the
 // reference Wilson matrix.
+using Solver = SolverResult (*)(const EvenOddWilson<double>&, const EvenOddWilson<double>::vector_type&,
+                                const EvenOddWilson<double>::vector_type&, const SolverParams&);
+
 double solve_full(const GaugeField<double>& u, const SpinorField<double>& b, double mass, const DslashConfig& config,
-                  CgResult& result) {
+                  SolverResult& result, Solver solver = cgnr) {
   const Geometry& g = u.geometry();
   const EvenOddWilson<double> op(u, mass, config);
   std::vector<SpinorField<double>> even = empty_fields(g, Subset::Even, 1), odd = empty_fields(g, Subset::Odd, 1);
@@ -227,7 +261,7 @@ double solve_full(const GaugeField<double>& u, const SpinorField<double>& b, dou
   op.pack(odd, bo);
   op.prepare_source(be, bo, b_hat);
   deep_copy(xe, 0.0);
-  result = cgnr(op, b_hat, xe, {.tolerance = 1e-10, .max_iterations = 1000});
+  result = solver(op, b_hat, xe, {.tolerance = 1e-10, .max_iterations = 1000});
   op.reconstruct(xe, bo, xo);
   op.unpack(xe, even);
   op.unpack(xo, odd);
@@ -242,7 +276,7 @@ double solve_full(const GaugeField<double>& u, const SpinorField<double>& b, dou
   return std::sqrt(norm2(mx) / norm2(b));
 }
 
-void expect_solved(const CgResult& result, double full_residual, const char* what) {
+void expect_solved(const SolverResult& result, double full_residual, const char* what) {
   std::cout << what << ": " << result.iterations << " iterations, even-system residual " << result.relative_residual
             << ", full-lattice residual " << full_residual << "\n";
   EXPECT_TRUE(result.converged) << what;
@@ -254,7 +288,7 @@ void expect_solved(const CgResult& result, double full_residual, const char* wha
 
 TEST(Cgnr, SolvesTheFullSystemOnARandomGauge) {
   const GaugeField<double> u = random_gauge(kSmallLattice, 8);
-  CgResult result;
+  SolverResult result;
   const double residual = solve_full(u, gaussian(kSmallLattice, Subset::Full, 60), 0.1, {}, result);
   expect_solved(result, residual, "random SU(3), m = 0.1, naive");
   // CGLS's residual never grows.
@@ -263,7 +297,7 @@ TEST(Cgnr, SolvesTheFullSystemOnARandomGauge) {
 
 TEST(Cgnr, SolvesWithTheVnodeKernel) {
   const GaugeField<double> u = random_gauge(kFoldable, 9);
-  CgResult result;
+  SolverResult result;
   const double residual = solve_full(u, gaussian(kFoldable, Subset::Full, 61), 0.1, configs()[2], result);
   expect_solved(result, residual, "random SU(3), m = 0.1, vnode");
 }
@@ -274,7 +308,7 @@ TEST(Cgnr, SolvesAFreeFieldPointSource) {
   SpinorField<double> b(kSmallLattice, Subset::Full);
   fill_zero(b);
   b(0, 0, 0) = 1;
-  CgResult result;
+  SolverResult result;
   const double residual = solve_full(u, b, 0.1, {}, result);
   expect_solved(result, residual, "free field, point source, m = 0.1");
 }
@@ -285,7 +319,7 @@ TEST(Cgnr, ReportsNonConvergence) {
   const auto b = op.allocate("b"), x = op.allocate("x");
   op.pack(gaussians(kSmallLattice, Subset::Even, 1, 70), b);
   deep_copy(x, 0.0);
-  const CgResult result = cgnr(op, b, x, {.tolerance = 1e-10, .max_iterations = 3});
+  const SolverResult result = cgnr(op, b, x, {.tolerance = 1e-10, .max_iterations = 3});
   EXPECT_FALSE(result.converged);
   EXPECT_EQ(result.iterations, 3);
   EXPECT_EQ(result.history.size(), 4u);
@@ -299,9 +333,65 @@ TEST(Cgnr, ZeroSourceGivesZero) {
   const auto b = op.allocate("b"), x = op.allocate("x");
   deep_copy(b, 0.0);
   deep_copy(x, 1.0);
-  const CgResult result = cgnr(op, b, x);
+  const SolverResult result = cgnr(op, b, x);
   EXPECT_TRUE(result.converged);
   EXPECT_EQ(result.iterations, 0);
+  EXPECT_EQ(norm2(x), 0.0);
+}
+
+// ---------------------------------------------------------------- BiCGStab
+
+TEST(Bicgstab, SolvesTheFullSystemOnARandomGauge) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  SolverResult result;
+  const double residual = solve_full(u, gaussian(kSmallLattice, Subset::Full, 60), 0.1, {}, result, bicgstab);
+  expect_solved(result, residual, "BiCGStab, random SU(3), m = 0.1, naive");
+  EXPECT_TRUE(result.breakdown.empty()) << result.breakdown;
+}
+
+TEST(Bicgstab, SolvesWithTheVnodeKernel) {
+  const GaugeField<double> u = random_gauge(kFoldable, 9);
+  SolverResult result;
+  const double residual = solve_full(u, gaussian(kFoldable, Subset::Full, 61), 0.1, configs()[2], result, bicgstab);
+  expect_solved(result, residual, "BiCGStab, random SU(3), m = 0.1, vnode");
+}
+
+TEST(Bicgstab, SolvesAFreeFieldPointSource) {
+  GaugeField<double> u(kSmallLattice);
+  fill_unit(u);
+  SpinorField<double> b(kSmallLattice, Subset::Full);
+  fill_zero(b);
+  b(0, 0, 0) = 1;
+  SolverResult result;
+  const double residual = solve_full(u, b, 0.1, {}, result, bicgstab);
+  expect_solved(result, residual, "BiCGStab, free field, point source, m = 0.1");
+}
+
+// The same system as CGNR's: BiCGStab works on M_ee_hat itself and needs fewer iterations.
+TEST(Bicgstab, NeedsFewerIterationsThanCgnr) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  SolverResult cg, bi;
+  solve_full(u, gaussian(kSmallLattice, Subset::Full, 60), 0.1, {}, cg, cgnr);
+  solve_full(u, gaussian(kSmallLattice, Subset::Full, 60), 0.1, {}, bi, bicgstab);
+  ASSERT_TRUE(cg.converged && bi.converged);
+  EXPECT_LT(bi.iterations, cg.iterations);
+}
+
+TEST(Bicgstab, ReportsNonConvergenceAndZeroSources) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  const EvenOddWilson<double> op(u, 0.1, {});
+  const auto b = op.allocate("b"), x = op.allocate("x");
+  op.pack(gaussians(kSmallLattice, Subset::Even, 1, 70), b);
+  deep_copy(x, 0.0);
+  const SolverResult stopped = bicgstab(op, b, x, {.tolerance = 1e-10, .max_iterations = 2});
+  EXPECT_FALSE(stopped.converged);
+  EXPECT_EQ(stopped.iterations, 2);
+  EXPECT_EQ(stopped.history.size(), 3u);
+  EXPECT_GT(stopped.relative_residual, 1e-10);
+  deep_copy(b, 0.0);
+  deep_copy(x, 1.0);
+  const SolverResult zero = bicgstab(op, b, x);
+  EXPECT_TRUE(zero.converged);
   EXPECT_EQ(norm2(x), 0.0);
 }
 
