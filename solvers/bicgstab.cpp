@@ -7,18 +7,11 @@ namespace dslash {
 
 SolverResult bicgstab(const EvenOddWilson<double>& op, const EvenOddWilson<double>::vector_type& b,
                       const EvenOddWilson<double>::vector_type& x, const SolverParams& params) {
-  if (!(params.tolerance > 0)) throw std::invalid_argument("bicgstab: tolerance must be positive");
-  if (params.max_iterations < 0) throw std::invalid_argument("bicgstab: max_iterations must be >= 0");
   using C = std::complex<double>;
   const PackedComplex layout = op.complex_layout();
-  SolverResult result;
   const double b_norm = std::sqrt(norm2(b));
-  if (b_norm == 0) {  // the solution is zero
-    deep_copy(x, 0.0);
-    result.converged = true;
-    result.history.push_back(0);
-    return result;
-  }
+  if (auto trivial = solve_trivially("bicgstab", params, b_norm, x)) return *trivial;
+  SolverResult result;
   const auto r = op.allocate("bicgstab_r"), r0 = op.allocate("bicgstab_r0"), p = op.allocate("bicgstab_p"), v = op.allocate("bicgstab_v"),
              s = op.allocate("bicgstab_s"), t = op.allocate("bicgstab_t");
   op.apply(x, r);

@@ -18,16 +18,9 @@ void residual(const EvenOddWilson<double>& op, const EvenOddWilson<double>::vect
 
 SolverResult cgnr(const EvenOddWilson<double>& op, const EvenOddWilson<double>::vector_type& b,
               const EvenOddWilson<double>::vector_type& x, const SolverParams& params) {
-  if (!(params.tolerance > 0)) throw std::invalid_argument("cgnr: tolerance must be positive");
-  if (params.max_iterations < 0) throw std::invalid_argument("cgnr: max_iterations must be >= 0");
-  SolverResult result;
   const double b_norm = std::sqrt(norm2(b));
-  if (b_norm == 0) {  // the solution is zero
-    deep_copy(x, 0.0);
-    result.converged = true;
-    result.history.push_back(0);
-    return result;
-  }
+  if (auto trivial = solve_trivially("cgnr", params, b_norm, x)) return *trivial;
+  SolverResult result;
   const auto r = op.allocate("cg_r"), s = op.allocate("cg_s"), p = op.allocate("cg_p"), q = op.allocate("cg_q");
   residual(op, b, x, r);
   op.apply(r, s, true);  // s = M^dagger r, the normal equations' residual
