@@ -15,7 +15,9 @@ struct SolverParams {
 };
 
 struct SolverResult {
-  bool converged = false;  // the recurrence's residual reached the tolerance
+  // The recurrence's residual reached the tolerance. In single precision the recurrence drifts from
+  // the true residual (relative_residual): check that one (mixed_cgnr's is the true one).
+  bool converged = false;
   int iterations = 0;
   // ||b - M x|| / ||b|| of the returned x, recomputed from scratch (not the recurrence's).
   double relative_residual = 0;
