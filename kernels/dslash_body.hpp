@@ -6,7 +6,7 @@
 // (naive with W = 1, mrhs: links broadcast). Each hop, one spin row of the half spinor at a time:
 // project, permute it if the hop crosses the fold, the colour mat-vec, reconstruct into the
 // accumulator (a site's 12 output components, kept in L1).
-// The same body runs on the GPU (kernels/dslash_cuda.cu) with Vec = simd::SimtLane: the W lanes are
+// The same body runs on the GPU (kernels/cuda_runners.cuh) with Vec = simd::SimtLane: the W lanes are
 // W neighbouring threads, and the launch runs on the Cuda execution space with that vector length.
 #include <utility>
 

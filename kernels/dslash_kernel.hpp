@@ -8,7 +8,7 @@
 //                             .isa = best_isa(), .out = Subset::Even});
 //   auto chi = d.apply(psi);  // psi: odd-parity fields; chi: even-parity fields
 //
-// Space = CudaSpace (a build with CUDA) runs the same kernel bodies on the GPU (kernels/dslash_cuda.cu)
+// Space = CudaSpace (a build with CUDA) runs the same kernel bodies on the GPU (kernels/cuda_runners.cuh)
 // with SIMT lanes (SimdIsa::Simt) and the component-major layout, site fastest, that a warp
 // coalesces; config().isa and config().layout say so. apply() is then asynchronous, as a GPU launch
 // (Cuda::fence() waits); pack, unpack and the vector apply() copy through host memory and wait.

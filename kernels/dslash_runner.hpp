@@ -102,7 +102,7 @@ template <class Real> RunnerTable<Real> sse2_runners();
 template <class Real> RunnerTable<Real> avx2_runners();
 template <class Real> RunnerTable<Real> avx512_runners();
 template <class Real> RunnerTable<Real> neon_runners();
-// kernels/dslash_cuda.cu (a build with CUDA): the GPU's, SIMT lanes on the Cuda execution space;
+// kernels/cuda_runners.cuh (a build with CUDA): the GPU's, SIMT lanes on the Cuda execution space;
 // its runners take device pointers.
 template <class Real> RunnerTable<Real> cuda_runners();
 
