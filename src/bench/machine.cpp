@@ -24,34 +24,27 @@
 namespace dslash::bench {
 
 namespace {
-template <class Real>
-void run_triads(SimdIsa isa, std::uint64_t total_bytes, std::vector<double>& rates) {
+// a = b + s c over total_bytes of Space's memory, kTriads times, with isa's probe; where the probe
+// has a copy (the GPU's, BabelStream's c = a), one after each triad.
+template <class Real, class Space>
+void run_triads(SimdIsa isa, std::uint64_t total_bytes, std::vector<double>& triads, std::vector<double>& copies) {
   const MachineProbe<Real> probe = machine_probe<Real>(isa);
   const index_t n = static_cast<index_t>(total_bytes / 3 / sizeof(Real)) / 64 * 64;
-  View<Real, 1> a("triad_a", static_cast<std::size_t>(n)), b("triad_b", static_cast<std::size_t>(n)), c("triad_c", static_cast<std::size_t>(n));
-  deep_copy(b, Real(1));
-  deep_copy(c, Real(2));
-  for (int rep = 0; rep < Ceilings::kTriads; ++rep)
-    rates.push_back(3.0 * static_cast<double>(n) * sizeof(Real) / probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)) / 1e9);
-}
-
-#if defined(DSLASH_HAVE_CUDA)
-// The same in device memory, with a copy after each triad.
-template <class Real>
-void run_device_triads(std::uint64_t total_bytes, std::vector<double>& triads, std::vector<double>& copies) {
-  const MachineProbe<Real> probe = machine_probe<Real>(SimdIsa::Simt);
-  const index_t n = static_cast<index_t>(total_bytes / 3 / sizeof(Real)) / 64 * 64;
-  using DeviceArray = View<Real, 1, LayoutRight, CudaSpace>;
-  DeviceArray a("triad_a", static_cast<std::size_t>(n)), b("triad_b", static_cast<std::size_t>(n)), c("triad_c", static_cast<std::size_t>(n));
+  using Array = View<Real, 1, LayoutRight, Space>;
+  Array a("triad_a", static_cast<std::size_t>(n)), b("triad_b", static_cast<std::size_t>(n)), c("triad_c", static_cast<std::size_t>(n));
   deep_copy(b, Real(1));
   deep_copy(c, Real(2));
   const double bytes = static_cast<double>(n) * sizeof(Real);
   for (int rep = 0; rep < Ceilings::kTriads; ++rep) {
     triads.push_back(3.0 * bytes / probe.stream_triad(a.data(), b.data(), c.data(), n, Real(3)) / 1e9);
-    copies.push_back(2.0 * bytes / probe.stream_copy(c.data(), a.data(), n) / 1e9);
+    if (probe.stream_copy) copies.push_back(2.0 * bytes / probe.stream_copy(c.data(), a.data(), n) / 1e9);
   }
 }
-#endif
+template <class Space>
+void run_triads(int bytes_per_real, SimdIsa isa, std::uint64_t total_bytes, std::vector<double>& triads, std::vector<double>& copies) {
+  if (bytes_per_real == 4) run_triads<float, Space>(isa, total_bytes, triads, copies);
+  else run_triads<double, Space>(isa, total_bytes, triads, copies);
+}
 
 template <class Real>
 void run_fma_loops(SimdIsa isa, std::vector<double>& rates) {
@@ -80,13 +73,10 @@ void Ceilings::measure_round(const std::vector<SimdIsa>& isas, int bytes_per_rea
   const SimdIsa widest = isas.empty() ? SimdIsa::Scalar : isas.front();
   if (on_device) {
 #if defined(DSLASH_HAVE_CUDA)
-    if (bytes_per_real == 4) run_device_triads<float>(triad_bytes, triads, copies);
-    else run_device_triads<double>(triad_bytes, triads, copies);
+    run_triads<CudaSpace>(bytes_per_real, widest, triad_bytes, triads, copies);  // widest: SimdIsa::Simt
 #endif
-  } else if (bytes_per_real == 4) {
-    run_triads<float>(widest, triad_bytes, triads);
   } else {
-    run_triads<double>(widest, triad_bytes, triads);
+    run_triads<HostSpace>(bytes_per_real, widest, triad_bytes, triads, copies);
   }
   for (SimdIsa isa : isas) {
     std::vector<double>& loops = fma_loops[to_string(isa)];
