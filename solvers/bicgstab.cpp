@@ -14,8 +14,7 @@ SolverResult bicgstab(const EvenOddWilson<double>& op, const EvenOddWilson<doubl
   SolverResult result;
   const auto r = op.allocate("bicgstab_r"), r0 = op.allocate("bicgstab_r0"), p = op.allocate("bicgstab_p"), v = op.allocate("bicgstab_v"),
              s = op.allocate("bicgstab_s"), t = op.allocate("bicgstab_t");
-  op.apply(x, r);
-  xpay(b, -1.0, r);  // r = b - M x
+  op.residual(b, x, r);
   deep_copy(r0, r);  // the shadow residual
   deep_copy(p, 0.0);
   deep_copy(v, 0.0);
@@ -52,8 +51,7 @@ SolverResult bicgstab(const EvenOddWilson<double>& op, const EvenOddWilson<doubl
     ++result.iterations;
     result.history.push_back(r_rel);
   }
-  op.apply(x, r);
-  xpay(b, -1.0, r);
+  op.residual(b, x, r);
   result.relative_residual = std::sqrt(norm2(r)) / b_norm;
   result.converged = r_rel <= params.tolerance;
   return result;

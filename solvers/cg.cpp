@@ -10,14 +10,6 @@ namespace dslash {
 
 namespace {
 
-// r = b - M x, into r (scratch: a buffer for M x).
-template <class Real>
-void residual(const EvenOddWilson<Real>& op, const typename EvenOddWilson<Real>::vector_type& b,
-              const typename EvenOddWilson<Real>::vector_type& x, const typename EvenOddWilson<Real>::vector_type& r) {
-  op.apply(x, r);
-  xpay(b, Real(-1), r);
-}
-
 // dst (op_to's precision and layout) = src (op_from's), through the fields: the two precisions' SIMD
 // layouts differ in their lane counts.
 template <class To, class From>
@@ -40,7 +32,7 @@ SolverResult cgnr(const EvenOddWilson<Real>& op, const typename EvenOddWilson<Re
   if (auto trivial = solve_trivially("cgnr", params, b_norm, x)) return *trivial;
   SolverResult result;
   const auto r = op.allocate("cg_r"), s = op.allocate("cg_s"), p = op.allocate("cg_p"), q = op.allocate("cg_q");
-  residual(op, b, x, r);
+  op.residual(b, x, r);
   op.apply(r, s, true);  // s = M^dagger r, the normal equations' residual
   deep_copy(p, s);
   double gamma = norm2(s);
@@ -59,7 +51,7 @@ SolverResult cgnr(const EvenOddWilson<Real>& op, const typename EvenOddWilson<Re
     ++result.iterations;
     result.history.push_back(r_rel);
   }
-  residual(op, b, x, r);
+  op.residual(b, x, r);
   result.relative_residual = std::sqrt(norm2(r)) / b_norm;
   result.converged = r_rel <= params.tolerance;
   return result;
@@ -73,7 +65,7 @@ SolverResult mixed_cgnr(const EvenOddWilson<double>& op, const EvenOddWilson<flo
   SolverResult result;
   const auto r = op.allocate("mixed_r"), e = op.allocate("mixed_e");
   const auto r_single = inner.allocate("mixed_r_single"), e_single = inner.allocate("mixed_e_single");
-  residual(op, b, x, r);
+  op.residual(b, x, r);
   double r_rel = std::sqrt(norm2(r)) / b_norm;
   result.history.push_back(r_rel);
   while (r_rel > params.tolerance && result.iterations < params.max_iterations) {
@@ -86,7 +78,7 @@ SolverResult mixed_cgnr(const EvenOddWilson<double>& op, const EvenOddWilson<flo
     result.iterations += std::max(step.iterations, 1);
     convert(inner, e_single, op, e);
     axpy(1.0, e, x);
-    residual(op, b, x, r);  // the true residual, in double
+    op.residual(b, x, r);  // the true residual, in double
     const double next = std::sqrt(norm2(r)) / b_norm;
     result.history.push_back(next);
     if (!(next < r_rel)) {

@@ -50,6 +50,12 @@ void EvenOddWilson<Real>::apply(const vector_type& in, const vector_type& out, b
 }
 
 template <class Real>
+void EvenOddWilson<Real>::residual(const vector_type& b, const vector_type& x, const vector_type& r) const {
+  apply(x, r);
+  xpay(b, Real(-1), r);
+}
+
+template <class Real>
 void EvenOddWilson<Real>::prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const {
   d_eo_.apply(b_odd, b_hat);
   xpay(b_even, static_cast<Real>(1 / (2 * (4 + mass_))), b_hat);
