@@ -41,11 +41,13 @@ DSLASH_INLINE_FUNCTION Complex<V> add_unit(const Complex<V>& a, const Complex<V>
 }
 
 // Complex component k (= 3*spin + colour) of the spinor whose component 0 is at p: (re, im) vectors
-// component_stride vectors apart.
-template <class Vec, class Real>
+// component_stride vectors apart, or with Pairs (vnode on the GPU) a lane's (re, im) adjacent
+// (kernels/kernel_layout.hpp).
+template <class Vec, bool Pairs = false, class Real>
 DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t component_stride) {
   constexpr index_t W = static_cast<index_t>(Vec::size);
-  return {Vec::load_aligned(p + 2 * k * component_stride * W), Vec::load_aligned(p + (2 * k + 1) * component_stride * W)};
+  if constexpr (Pairs) return simd::load_pair<Vec>(p + 2 * k * component_stride * W);
+  else return {Vec::load_aligned(p + 2 * k * component_stride * W), Vec::load_aligned(p + (2 * k + 1) * component_stride * W)};
 }
 
 // SiteMajor: the spinors and links are stored site-major (LayoutRight, the CPU default), so a site's
@@ -60,6 +62,7 @@ struct DslashBody {
   static constexpr int kRowReals = 6 * kLinkLanes;        // one colour row of one link: 3 complex
   static constexpr int kLinkReals = 3 * kRowReals;        // one link
   static constexpr bool kSimt = simd::is_simt<Vec>;      // lanes are GPU threads, not a register
+  static constexpr bool kPairs = kSimt && Folded;        // a lane's (re, im) adjacent: kernels/kernel_layout.hpp
   // Link prefetch was measured per vector width; see site.
   static constexpr bool kVector512 = W * sizeof(Real) >= 64 && !kSimt;
   using C = Complex<Vec>;
@@ -79,10 +82,10 @@ struct DslashBody {
     if constexpr (SiteMajor) return 1;
     else return a.link_stride;
   }
-  // The first stored component of output site i's 8 links.
+  // The first stored component of output site i's 8 links (with pairs, its first (re, im) pair).
   DSLASH_INLINE_FUNCTION const Real* site_links(index_t i) const {
     if constexpr (SiteMajor) return a.links + i * 8 * kLinkReals;
-    else return a.links + i * kLinkLanes;
+    else return a.links + i * kLinkLanes * (kPairs ? 2 : 1);
   }
 
   // Sites in the launch: outer t in [t_begin, t_end), all of x (or x/2), y, z; in index order they
@@ -113,7 +116,8 @@ struct DslashBody {
 
   // Complex entry ab of the link row at lk, its stored components ls * kLinkLanes reals apart.
   DSLASH_INLINE_FUNCTION static C link(const Real* lk, int ab, index_t ls = 1) {
-    if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W * ls), Vec::load_aligned(lk + (2 * ab + 1) * W * ls)};
+    if constexpr (kPairs) return simd::load_pair<Vec>(lk + 2 * ab * W * ls);
+    else if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W * ls), Vec::load_aligned(lk + (2 * ab + 1) * W * ls)};
     else return {Vec(lk[2 * ab * ls]), Vec(lk[(2 * ab + 1) * ls])};  // broadcast across the right-hand sides
   }
 
@@ -169,7 +173,8 @@ struct DslashBody {
     constexpr Projector P = kProjector[Mu];
     constexpr int A = K == 0 ? P.a0 : P.a1, Unit = K == 0 ? P.k0 : P.k1;
     for (int c = 0; c < 3; ++c)
-      h[c] = add_unit<S * Unit>(load_component<Vec>(psi, 3 * K + c, component_stride), load_component<Vec>(psi, 3 * A + c, component_stride));
+      h[c] = add_unit<S * Unit>(load_component<Vec, kPairs>(psi, 3 * K + c, component_stride),
+                                load_component<Vec, kPairs>(psi, 3 * A + c, component_stride));
   }
   template <int Mu, int S>
   DSLASH_FORCE_INLINE static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
@@ -302,6 +307,10 @@ struct DslashBody {
     for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
       for (int r = 0; r < 3; ++r) {
         Real* re = o + 2 * (3 * sp + r) * component_stride() * W;
+        if constexpr (kPairs) {
+          simd::stream_store_pair(re, acc[r][sp]);  // im next to re; no halo faces on the GPU
+          continue;
+        }
         Real* im = re + component_stride() * W;
         if (boundary) {
           acc[r][sp].re.store_aligned(re);
@@ -376,7 +385,8 @@ void launch_dslash(const RunArgs<Real>& args) {
 
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
-  if (args.component_stride == 1) launch_dslash<Real, Vec, Folded, true, Exec>(args);
+  if constexpr (simd::is_simt<Vec>) launch_dslash<Real, Vec, Folded, false, Exec>(args);  // the GPU's layout is component-major
+  else if (args.component_stride == 1) launch_dslash<Real, Vec, Folded, true, Exec>(args);
   else launch_dslash<Real, Vec, Folded, false, Exec>(args);
 }
 

@@ -100,6 +100,7 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   const int link_lanes = layout_.folded ? W : 1;
   const index_t sites = outer_sites();
   const bool component_major = cfg_.layout == SpinorLayout::Left;
+  const bool pairs = spinor_strides().pairs;
   const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * 18 * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
   check_fits<Space>(link_bytes, label_ + " links");
   links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * 18 * link_lanes));
@@ -114,7 +115,11 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
         for (int ab = 0; ab < 9; ++ab) {
           const std::complex<Real> z = hop_link[dir](ab / 3, ab % 3);
           const index_t e = (link_row(2 * mu + dir, ab / 3) * 3 + ab % 3) * 2;  // stored component, of 144 per site
-          const auto at = [&](index_t c) { return (component_major ? c * sites + o : o * 144 + c) * link_lanes + (layout_.folded ? lane : 0); };
+          const auto at = [&](index_t c) {
+            const index_t lane_at = layout_.folded ? lane : 0;
+            if (pairs) return ((c / 2 * sites + o) * link_lanes + lane_at) * 2 + c % 2;
+            return (component_major ? c * sites + o : o * 144 + c) * link_lanes + lane_at;
+          };
           L[at(e)] = z.real();
           L[at(e + 1)] = z.imag();
         }
@@ -142,7 +147,8 @@ void DslashKernel<Real, Space>::set_launch(const std::array<index_t, 4>& tile, i
 template <class Real, class Space>
 KernelLayout::Strides DslashKernel<Real, Space>::spinor_strides() const {
   // Input and output buffers hold the same number of outer sites (V/2 or V, over the lanes).
-  return layout_.spinor_strides(cfg_.layout == SpinorLayout::Left, output_sites() / (layout_.folded ? layout_.lanes : 1));
+  return layout_.spinor_strides(cfg_.layout == SpinorLayout::Left, output_sites() / (layout_.folded ? layout_.lanes : 1),
+                                !Space::host_accessible && layout_.folded);
 }
 
 template <class Real, class Space>
@@ -202,8 +208,8 @@ void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, c
       const index_t site = layout_.folded ? i : o;
       for (int k = 0; k < 12; ++k) {
         const std::complex<Real> z = f(site, k / 3, k % 3);
-        p[st.offset(o, b, 2 * k) * W + lane] = z.real();
-        p[st.offset(o, b, 2 * k + 1) * W + lane] = z.imag();
+        p[st.index(o, b, 2 * k, lane, W)] = z.real();
+        p[st.index(o, b, 2 * k + 1, lane, W)] = z.imag();
       }
     }
   });
@@ -224,7 +230,7 @@ void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<Sp
       SpinorField<Real>& f = out[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
       const index_t site = layout_.folded ? i : o;
       for (int k = 0; k < 12; ++k)
-        f(site, k / 3, k % 3) = {p[st.offset(o, b, 2 * k) * W + lane], p[st.offset(o, b, 2 * k + 1) * W + lane]};
+        f(site, k / 3, k % 3) = {p[st.index(o, b, 2 * k, lane, W)], p[st.index(o, b, 2 * k + 1, lane, W)]};
     }
   });
 }

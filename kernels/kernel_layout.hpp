@@ -3,6 +3,9 @@
 // numbers as (re vector, im vector) of W lanes; component c = 2*(3*spin + colour) + reim, and
 //   LayoutRight (site-major):      offset = ((site*blocks + b)*24 + c)*W + lane
 //   LayoutLeft  (component-major): offset = ((c*blocks + b)*sites + site)*W + lane
+//   GPU vnode (pairs):             offset = (((c/2)*blocks + b)*sites + site)*2W + 2*lane + c%2
+//     a lane's (re, im) adjacent, so a GPU thread reads a complex number in one 8-byte (single) or
+//     16-byte (double) access (measured: simd/simt.hpp); the other GPU families use LayoutLeft
 //   naive : W = 1, blocks = 1           -> exactly SpinorField's interleaved complex layout
 //   mrhs  : W lanes = W right-hand sides, blocks = nrhs / W
 //   vnode : W lanes = W virtual nodes: the lattice folded in two along log2(W) directions
@@ -11,10 +14,13 @@
 // each complex number
 //   not folded: (re, im) interleaved, broadcast across lanes by the kernel
 //   folded    : (re vector, im vector), one lane per virtual node
+// and with the Left layout component-major: stored component e (0..143) of outer site o at
+//   (e*sites + o)*L + lane (L = lanes if folded, else 1); GPU vnode (pairs): ((e/2)*sites + o)*2L + 2*lane + e%2.
 // Halo face links (kernels/dslash_faces.hpp) are one link per face site, U(r, c) at r*3 + c.
 #include <array>
 #include <string>
 
+#include "dslash/core/macros.hpp"
 #include "dslash/core/policies.hpp"
 #include "dslash/lattice/geometry.hpp"
 
@@ -38,11 +44,18 @@ struct KernelLayout {
   std::array<int, 4> lane_bit{-1, -1, -1, -1};  // the lane-index bit of each folded direction
 
   // Spinor strides in vectors of W reals, for a buffer of `sites` outer sites.
+  // With pairs, offset() is that of component c's complex number (its 2W reals); index() is right for both.
   struct Strides {
     index_t site, block, component;
-    index_t offset(index_t s, index_t b, index_t c) const { return s * site + b * block + c * component; }
+    bool pairs = false;  // the GPU's layout: a lane's (re, im) adjacent
+    DSLASH_INLINE_FUNCTION index_t offset(index_t s, index_t b, index_t c) const { return s * site + b * block + c * component; }
+    // The real of component c (0..23) of lane `lane` at site s, block b, for W lanes.
+    DSLASH_INLINE_FUNCTION index_t index(index_t s, index_t b, int c, int lane, int w) const {
+      return pairs ? offset(s, b, c & ~1) * w + 2 * lane + (c & 1) : offset(s, b, c) * w + lane;
+    }
   };
-  Strides spinor_strides(bool left, index_t sites) const {
+  Strides spinor_strides(bool left, index_t sites, bool pairs = false) const {
+    if (pairs) return Strides{2, 2 * sites, blocks * sites, true};
     return left ? Strides{1, sites, blocks * sites} : Strides{24 * blocks, 24, 1};
   }
 

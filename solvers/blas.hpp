@@ -20,7 +20,7 @@ namespace dslash {
 
 // Where the complex numbers of a packed spinor buffer are (kernels/kernel_layout.hpp): number i,
 // counted lane fastest, then spin-colour k (0..11), block, outer site, has its real part at
-// (offset(site, block, 2k)) * lanes + lane and its imaginary part one component stride further.
+// strides.index(site, block, 2k, lane, lanes) and its imaginary part imag_offset() further.
 struct PackedComplex {
   index_t sites = 0;  // outer sites of the buffer
   index_t blocks = 1, lanes = 1;
@@ -30,9 +30,9 @@ struct PackedComplex {
   DSLASH_INLINE_FUNCTION index_t real_index(index_t i) const {
     const index_t lane = i % lanes, j = i / lanes;
     const index_t k = j % 12, sb = j / 12;
-    return ((sb / blocks) * strides.site + (sb % blocks) * strides.block + 2 * k * strides.component) * lanes + lane;
+    return strides.index(sb / blocks, sb % blocks, static_cast<int>(2 * k), static_cast<int>(lane), static_cast<int>(lanes));
   }
-  DSLASH_INLINE_FUNCTION index_t imag_offset() const { return strides.component * lanes; }
+  DSLASH_INLINE_FUNCTION index_t imag_offset() const { return strides.pairs ? 1 : strides.component * lanes; }
 };
 
 // The complex layout of the kernel's spinor buffers (input and output alike).

@@ -217,6 +217,28 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_va
   return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
 });
 
+// The GPU's vnode layout (kernel_layout.hpp): every real of every (site, block, component, lane) at
+// its own index, a lane's imaginary part right after its real part, lanes adjacent.
+TEST(DslashKernelLayouts, PairsStridesCoverEveryRealOnceWithReImAdjacent) {
+  KernelLayout layout;
+  layout.lanes = 4;
+  layout.blocks = 3;
+  const index_t sites = 5, W = layout.lanes;
+  const KernelLayout::Strides st = layout.spinor_strides(true, sites, true);
+  std::vector<int> hits(static_cast<std::size_t>(sites * layout.blocks * 24 * W), 0);
+  for (index_t s = 0; s < sites; ++s)
+    for (index_t b = 0; b < layout.blocks; ++b)
+      for (int c = 0; c < 24; c += 2)
+        for (int lane = 0; lane < W; ++lane) {
+          const index_t re = st.index(s, b, c, lane, static_cast<int>(W)), im = st.index(s, b, c + 1, lane, static_cast<int>(W));
+          ASSERT_EQ(im, re + 1);
+          ASSERT_EQ(re, st.index(s, b, c, 0, static_cast<int>(W)) + 2 * lane);
+          ++hits.at(static_cast<std::size_t>(re));
+          ++hits.at(static_cast<std::size_t>(im));
+        }
+  for (int h : hits) ASSERT_EQ(h, 1);
+}
+
 TEST(DslashKernelLayouts, PackThenUnpackIsExact) {
   Fixture<double>& f = fixture<double>();
   for (SimdIsa isa : runnable_isas())
