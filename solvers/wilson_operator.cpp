@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include "dslash/lattice/field_ops.hpp"
+
 namespace dslash {
 
 namespace {
@@ -46,6 +48,7 @@ void EvenOddWilson<Real>::apply(const vector_type& in, const vector_type& out, b
   const double a = 4 + mass_;
   (dagger ? d_oe_dagger_ : d_oe_).apply(in, odd_scratch_);
   (dagger ? d_eo_dagger_ : d_eo_).apply(odd_scratch_, out);
+  dslash_count_ += 2;
   axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
 }
 
@@ -58,6 +61,7 @@ void EvenOddWilson<Real>::residual(const vector_type& b, const vector_type& x, c
 template <class Real>
 void EvenOddWilson<Real>::prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const {
   d_eo_.apply(b_odd, b_hat);
+  ++dslash_count_;
   xpay(b_even, static_cast<Real>(1 / (2 * (4 + mass_))), b_hat);
 }
 
@@ -65,10 +69,41 @@ template <class Real>
 void EvenOddWilson<Real>::reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const {
   const double a = 4 + mass_;
   d_oe_.apply(x_even, x_odd);
+  ++dslash_count_;
   axpby(static_cast<Real>(1 / a), b_odd, static_cast<Real>(1 / (2 * a)), x_odd);
+}
+
+template <class Real>
+void EvenOddWilson<Real>::apply_hopping(Subset p, const vector_type& in, const vector_type& out) const {
+  kernel(p).apply(in, out);
+  ++dslash_count_;
 }
 
 template class EvenOddWilson<float>;
 template class EvenOddWilson<double>;
+
+template <class To, class From>
+void convert(const EvenOddWilson<From>& op_from, const typename EvenOddWilson<From>::vector_type& src, const EvenOddWilson<To>& op_to,
+             const typename EvenOddWilson<To>::vector_type& dst) {
+  if (op_from.complex_layout() == op_to.complex_layout()) {
+    convert_copy(src, dst);
+    return;
+  }
+  std::vector<SpinorField<From>> fields;
+  for (int r = 0; r < op_from.config().nrhs; ++r) fields.emplace_back(op_from.geometry(), Subset::Even);
+  op_from.unpack(src, fields);
+  std::vector<SpinorField<To>> converted;
+  for (const auto& f : fields) converted.push_back(convert_precision<To>(f));
+  op_to.pack(converted, dst);
+}
+
+#define DSLASH_CONVERT(To, From)                                                                                              \
+  template void convert<To, From>(const EvenOddWilson<From>&, const EvenOddWilson<From>::vector_type&, const EvenOddWilson<To>&, \
+                                  const EvenOddWilson<To>::vector_type&);
+DSLASH_CONVERT(float, float)
+DSLASH_CONVERT(float, double)
+DSLASH_CONVERT(double, float)
+DSLASH_CONVERT(double, double)
+#undef DSLASH_CONVERT
 
 }  // namespace dslash

@@ -16,6 +16,7 @@
 // Four kernels of one configuration (family, dispatch, ISA, layout, nrhs from the template):
 // D_{e<-o} and D_{o<-e}, and their daggers. Even and odd buffers have the same size and layout, so
 // every buffer comes from allocate(). With nrhs > 1 (mrhs) a buffer holds all right-hand sides.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,12 @@ class EvenOddWilson {
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
   void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
+  // out = D_{p<-1-p} in: one hopping term alone (what a solver's Dslash time is measured with).
+  void apply_hopping(Subset p, const vector_type& in, const vector_type& out) const;
+
+  // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
+  // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
+  std::int64_t dslash_count() const { return dslash_count_; }
 
  private:
   const DslashKernel<Real>& kernel(Subset parity) const { return parity == Subset::Even ? d_eo_ : d_oe_; }
@@ -58,6 +65,14 @@ class EvenOddWilson {
   double mass_;
   DslashKernel<Real> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
   vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
+  mutable std::int64_t dslash_count_ = 0;
 };
+
+// dst (op_to's precision and layout) = src (op_from's), both even buffers: element by element where
+// the two layouts are the same (naive; the same precision), else through the fields on the host,
+// since the precisions' SIMD layouts differ in their lane counts (mrhs, vnode).
+template <class To, class From>
+void convert(const EvenOddWilson<From>& op_from, const typename EvenOddWilson<From>::vector_type& src, const EvenOddWilson<To>& op_to,
+             const typename EvenOddWilson<To>::vector_type& dst);
 
 }  // namespace dslash
