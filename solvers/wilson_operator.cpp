@@ -1,5 +1,6 @@
 #include "solvers/wilson_operator.hpp"
 
+#include <chrono>
 #include <stdexcept>
 
 #include "dslash/lattice/field_ops.hpp"
@@ -46,9 +47,8 @@ void EvenOddWilson<Real>::unpack(const vector_type& packed, std::vector<SpinorFi
 template <class Real>
 void EvenOddWilson<Real>::apply(const vector_type& in, const vector_type& out, bool dagger) const {
   const double a = 4 + mass_;
-  (dagger ? d_oe_dagger_ : d_oe_).apply(in, odd_scratch_);
-  (dagger ? d_eo_dagger_ : d_eo_).apply(odd_scratch_, out);
-  dslash_count_ += 2;
+  hop(dagger ? d_oe_dagger_ : d_oe_, in, odd_scratch_);
+  hop(dagger ? d_eo_dagger_ : d_eo_, odd_scratch_, out);
   axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
 }
 
@@ -60,22 +60,22 @@ void EvenOddWilson<Real>::residual(const vector_type& b, const vector_type& x, c
 
 template <class Real>
 void EvenOddWilson<Real>::prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const {
-  d_eo_.apply(b_odd, b_hat);
-  ++dslash_count_;
+  hop(d_eo_, b_odd, b_hat);
   xpay(b_even, static_cast<Real>(1 / (2 * (4 + mass_))), b_hat);
 }
 
 template <class Real>
 void EvenOddWilson<Real>::reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const {
   const double a = 4 + mass_;
-  d_oe_.apply(x_even, x_odd);
-  ++dslash_count_;
+  hop(d_oe_, x_even, x_odd);
   axpby(static_cast<Real>(1 / a), b_odd, static_cast<Real>(1 / (2 * a)), x_odd);
 }
 
 template <class Real>
-void EvenOddWilson<Real>::apply_hopping(Subset p, const vector_type& in, const vector_type& out) const {
-  kernel(p).apply(in, out);
+void EvenOddWilson<Real>::hop(const DslashKernel<Real>& k, const vector_type& in, const vector_type& out) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  k.apply(in, out);
+  dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++dslash_count_;
 }
 

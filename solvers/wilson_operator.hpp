@@ -52,20 +52,23 @@ class EvenOddWilson {
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
   void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
-  // out = D_{p<-1-p} in: one hopping term alone (what a solver's Dslash time is measured with).
-  void apply_hopping(Subset p, const vector_type& in, const vector_type& out) const;
-
   // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }
+  // Wall-clock seconds spent in them: what a solve's time is compared with. The CPU kernels return
+  // when done; a backend whose apply() only launches will need a fence here.
+  double dslash_seconds() const { return dslash_seconds_; }
 
  private:
   const DslashKernel<Real>& kernel(Subset parity) const { return parity == Subset::Even ? d_eo_ : d_oe_; }
+  // k.apply(in, out), counted and timed.
+  void hop(const DslashKernel<Real>& k, const vector_type& in, const vector_type& out) const;
 
   double mass_;
   DslashKernel<Real> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
   vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
   mutable std::int64_t dslash_count_ = 0;
+  mutable double dslash_seconds_ = 0;
 };
 
 // dst (op_to's precision and layout) = src (op_from's), both even buffers: element by element where
