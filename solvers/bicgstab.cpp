@@ -1,60 +1,65 @@
 #include "solvers/bicgstab.hpp"
 
-#include <cmath>
-#include <stdexcept>
+#include "solvers/reliable_update.hpp"
 
 namespace dslash {
 
-SolverResult bicgstab(const EvenOddWilson<double>& op, const EvenOddWilson<double>::vector_type& b,
-                      const EvenOddWilson<double>::vector_type& x, const SolverParams& params) {
+template <class Real, class Sloppy>
+SolverResult bicgstab(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sloppy, const typename EvenOddWilson<Real>::vector_type& b,
+                      const typename EvenOddWilson<Real>::vector_type& x, const SolverParams& params) {
   using C = std::complex<double>;
-  const PackedComplex layout = op.complex_layout();
-  const double b_norm = std::sqrt(norm2(b));
-  if (auto trivial = solve_trivially("bicgstab", params, b_norm, x)) return *trivial;
   SolverResult result;
-  const auto r = op.allocate("bicgstab_r"), r0 = op.allocate("bicgstab_r0"), p = op.allocate("bicgstab_p"), v = op.allocate("bicgstab_v"),
-             s = op.allocate("bicgstab_s"), t = op.allocate("bicgstab_t");
-  op.residual(b, x, r);
-  deep_copy(r0, r);  // the shadow residual
-  deep_copy(p, 0.0);
-  deep_copy(v, 0.0);
-  C rho = 1, alpha = 1, omega = 1;
-  double r_rel = std::sqrt(norm2(r)) / b_norm;
-  result.history.push_back(r_rel);
-  while (r_rel > params.tolerance && result.iterations < params.max_iterations) {
-    const C rho_next = dot(layout, r0, r);
-    if (std::abs(rho_next) == 0 || std::abs(omega) == 0) {
-      result.breakdown = "rho or omega is zero";
-      break;
+  reliable::Updater<Real, Sloppy> updates("bicgstab", op, sloppy, b, x, params, result);
+  if (!updates.done()) {
+    const PackedComplex layout = sloppy.complex_layout();
+    const auto& r = updates.r_sloppy();  // also s = r - alpha v within an iteration
+    const auto& x_s = updates.x_sloppy();
+    const auto r0 = sloppy.allocate("bicgstab_r0"), p = sloppy.allocate("bicgstab_p"), v = sloppy.allocate("bicgstab_v"),
+               t = sloppy.allocate("bicgstab_t");
+    C rho, alpha, omega;
+    const auto start = [&] {
+      deep_copy(r0, r);  // the shadow residual
+      deep_copy(p, Sloppy(0));
+      deep_copy(v, Sloppy(0));
+      rho = alpha = omega = 1;
+    };
+    start();
+    while (updates.may_iterate()) {
+      const C rho_next = dot(layout, r0, r);
+      if (std::abs(rho_next) == 0 || std::abs(omega) == 0) {
+        result.breakdown = "rho or omega is zero";
+        break;
+      }
+      const C beta = rho_next / rho * (alpha / omega);
+      rho = rho_next;
+      caxpby(layout, -omega, v, C(1), p);  // p = r + beta (p - omega v)
+      caxpby(layout, C(1), r, beta, p);
+      sloppy.apply(p, v);
+      const C r0v = dot(layout, r0, v);
+      if (std::abs(r0v) == 0) {
+        result.breakdown = "<r0, M p> is zero";
+        break;
+      }
+      alpha = rho / r0v;
+      caxpby(layout, -alpha, v, C(1), r);  // s = r - alpha v, in r
+      sloppy.apply(r, t);
+      const double tt = norm2(t);
+      omega = tt == 0 ? C(0) : dot(layout, t, r) / tt;
+      caxpby(layout, alpha, p, C(1), x_s);  // x_s += alpha p + omega s
+      caxpby(layout, omega, r, C(1), x_s);
+      caxpby(layout, -omega, t, C(1), r);  // r = s - omega t
+      if (updates.after_iteration(norm2(r)) == reliable::Step::Restarted) start();
     }
-    const C beta = rho_next / rho * (alpha / omega);
-    rho = rho_next;
-    caxpby(layout, -omega, v, C(1), p);  // p = r + beta (p - omega v)
-    caxpby(layout, C(1), r, beta, p);
-    op.apply(p, v);
-    const C r0v = dot(layout, r0, v);
-    if (std::abs(r0v) == 0) {
-      result.breakdown = "<r0, M p> is zero";
-      break;
-    }
-    alpha = rho / r0v;
-    deep_copy(s, r);
-    caxpby(layout, -alpha, v, C(1), s);  // s = r - alpha v
-    op.apply(s, t);
-    const double tt = norm2(t);
-    omega = tt == 0 ? C(0) : dot(layout, t, s) / tt;
-    caxpby(layout, alpha, p, C(1), x);  // x += alpha p + omega s
-    caxpby(layout, omega, s, C(1), x);
-    deep_copy(r, s);
-    caxpby(layout, -omega, t, C(1), r);  // r = s - omega t
-    r_rel = std::sqrt(norm2(r)) / b_norm;
-    ++result.iterations;
-    result.history.push_back(r_rel);
   }
-  op.residual(b, x, r);
-  result.relative_residual = std::sqrt(norm2(r)) / b_norm;
-  result.converged = r_rel <= params.tolerance;
+  updates.finish();
   return result;
 }
+
+template SolverResult bicgstab<double, double>(const EvenOddWilson<double>&, const EvenOddWilson<double>&, const EvenOddWilson<double>::vector_type&,
+                                               const EvenOddWilson<double>::vector_type&, const SolverParams&);
+template SolverResult bicgstab<double, float>(const EvenOddWilson<double>&, const EvenOddWilson<float>&, const EvenOddWilson<double>::vector_type&,
+                                              const EvenOddWilson<double>::vector_type&, const SolverParams&);
+template SolverResult bicgstab<float, float>(const EvenOddWilson<float>&, const EvenOddWilson<float>&, const EvenOddWilson<float>::vector_type&,
+                                             const EvenOddWilson<float>::vector_type&, const SolverParams&);
 
 }  // namespace dslash

@@ -27,6 +27,10 @@ struct PackedComplex {
   KernelLayout::Strides strides{24, 24, 1};
 
   index_t count() const { return sites * blocks * 12 * lanes; }
+  bool operator==(const PackedComplex& o) const {
+    return sites == o.sites && blocks == o.blocks && lanes == o.lanes && strides.site == o.strides.site &&
+           strides.block == o.strides.block && strides.component == o.strides.component;
+  }
   DSLASH_INLINE_FUNCTION index_t real_index(index_t i) const {
     const index_t lane = i % lanes, j = i / lanes;
     const index_t k = j % 12, sb = j / 12;
@@ -48,6 +52,16 @@ void check_same_size(const View<Real, 1, LayoutRight, Space>& x, const View<Real
   if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
 }
 }  // namespace blas_detail
+
+// y = x, converting between precisions (buffers of the same layout, element by element)
+template <class ExecSpace = DefaultExecutionSpace, class To, class From, class Space>
+void convert_copy(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, LayoutRight, Space>& y) {
+  if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
+  const From* xp = x.data();
+  To* yp = y.data();
+  parallel_for("blas_convert_copy", RangePolicy<ExecSpace>(static_cast<index_t>(x.size())),
+               DSLASH_LAMBDA(index_t i) { yp[i] = static_cast<To>(xp[i]); });
+}
 
 // y = a x + b y
 template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>

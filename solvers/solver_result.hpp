@@ -1,5 +1,6 @@
 #pragma once
 // What every solver of solvers/ takes and reports.
+#include <functional>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -10,28 +11,44 @@
 namespace dslash {
 
 struct SolverParams {
-  double tolerance = 1e-10;  // stop when ||b - M x|| / ||b|| <= tolerance
+  double tolerance = 1e-10;  // stop when ||b - M x|| / ||b||, recomputed in the solve's precision, is <= tolerance
   int max_iterations = 1000;
+  // Reliable updates: the true residual is recomputed in the solve's precision whenever the
+  // iterated one has fallen by this factor since the last recomputation (QUDA's delta).
+  double reliable_delta = 0.1;
+  // Called after every iteration with the iteration number, the iterated ||r|| / ||b||, and whether
+  // that iteration ended in a reliable update (the residual is then the recomputed one). Host code.
+  std::function<void(int iteration, double relative_residual, bool reliable_update)> progress = {};
+};
+
+// One recomputation of the true residual b - M x (a reliable update).
+struct TrueResidual {
+  int iteration = 0;
+  double relative = 0;  // ||b - M x|| / ||b||
 };
 
 struct SolverResult {
-  // The recurrence's residual reached the tolerance. In single precision the recurrence drifts from
-  // the true residual (relative_residual): check that one (mixed_cgnr's is the true one).
+  // The true residual, recomputed in the solve's precision, reached the tolerance.
   bool converged = false;
   int iterations = 0;
-  // ||b - M x|| / ||b|| of the returned x, recomputed from scratch (not the recurrence's).
+  // ||b - M x|| / ||b|| of the returned x, recomputed from scratch in the solve's precision.
   double relative_residual = 0;
-  // The recurrence's ||r|| / ||b|| before the first iteration and after each one.
+  // The iterated (sloppy) ||r|| / ||b|| before the first iteration and after each one.
   std::vector<double> history;
-  std::string breakdown;  // empty, or why the method could not go on (BiCGStab: a zero denominator)
+  // Every reliable update: after which iteration, and the true residual it found.
+  std::vector<TrueResidual> reliable_updates;
+  std::string breakdown;  // empty, or why the method could not go on (a zero denominator, a stalled true residual)
 };
 
-// The checks every solver starts with: std::invalid_argument naming the solver for a tolerance or
-// iteration limit that makes no sense, and for a zero source the exact answer x = 0 (no iteration).
+// The checks every solver starts with: std::invalid_argument naming the solver for a tolerance,
+// iteration limit or reliable-update factor that makes no sense, and for a zero source the exact
+// answer x = 0 (no iteration).
 template <class Vector>
 std::optional<SolverResult> solve_trivially(const char* solver, const SolverParams& params, double b_norm, const Vector& x) {
   if (!(params.tolerance > 0)) throw std::invalid_argument(std::string(solver) + ": tolerance must be positive");
   if (params.max_iterations < 0) throw std::invalid_argument(std::string(solver) + ": max_iterations must be >= 0");
+  if (!(params.reliable_delta > 0 && params.reliable_delta < 1))
+    throw std::invalid_argument(std::string(solver) + ": reliable_delta must be in (0, 1)");
   if (b_norm != 0) return std::nullopt;
   deep_copy(x, typename Vector::value_type(0));
   SolverResult zero;

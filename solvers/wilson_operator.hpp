@@ -16,6 +16,7 @@
 // Four kernels of one configuration (family, dispatch, ISA, layout, nrhs from the template):
 // D_{e<-o} and D_{o<-e}, and their daggers. Even and odd buffers have the same size and layout, so
 // every buffer comes from allocate(). With nrhs > 1 (mrhs) a buffer holds all right-hand sides.
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -51,13 +52,30 @@ class EvenOddWilson {
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
   void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
+  // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
+  // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
+  std::int64_t dslash_count() const { return dslash_count_; }
+  // Wall-clock seconds spent in them: what a solve's time is compared with. The CPU kernels return
+  // when done; a backend whose apply() only launches will need a fence here.
+  double dslash_seconds() const { return dslash_seconds_; }
 
  private:
   const DslashKernel<Real>& kernel(Subset parity) const { return parity == Subset::Even ? d_eo_ : d_oe_; }
+  // k.apply(in, out), counted and timed.
+  void hop(const DslashKernel<Real>& k, const vector_type& in, const vector_type& out) const;
 
   double mass_;
   DslashKernel<Real> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
   vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
+  mutable std::int64_t dslash_count_ = 0;
+  mutable double dslash_seconds_ = 0;
 };
+
+// dst (op_to's precision and layout) = src (op_from's), both even buffers: element by element where
+// the two layouts are the same (naive; the same precision), else through the fields on the host,
+// since the precisions' SIMD layouts differ in their lane counts (mrhs, vnode).
+template <class To, class From>
+void convert(const EvenOddWilson<From>& op_from, const typename EvenOddWilson<From>::vector_type& src, const EvenOddWilson<To>& op_to,
+             const typename EvenOddWilson<To>::vector_type& dst);
 
 }  // namespace dslash

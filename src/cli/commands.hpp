@@ -16,6 +16,7 @@ void add_spinor_command(CLI::App& app);
 void add_info_command(CLI::App& app);
 void add_apply_command(CLI::App& app);
 void add_bench_command(CLI::App& app, int& exit_code);  // sets exit_code to 1 when --check fails
+void add_solve_command(CLI::App& app, int& exit_code);  // sets exit_code to 1 when a solve does not converge
 
 // A --lattice option: "16x16x16x32" or "16.16.16.32", validated (even, positive) while parsing.
 CLI::Option* add_lattice_option(CLI::App& cmd, Coord& dims, const std::string& default_text = "");
@@ -27,6 +28,9 @@ std::uint64_t parse_whole_number(const std::string& option, const std::string& t
                                  const std::string& alternative = "");
 // An int option in [min, max] (min >= 0), read with parse_whole_number.
 CLI::Option* add_int_option(CLI::App& cmd, const std::string& name, int& value, int min, int max, const std::string& help);
+// A real-number option, read strictly: the whole text, finite ("1e-10" and "-0.5", not "1e-10x",
+// "nan" or "inf"); std::invalid_argument names the option.
+CLI::Option* add_real_option(CLI::App& cmd, const std::string& name, double& value, const std::string& help);
 // --seed: any unsigned 64-bit number; "-1" and numbers past 2^64 - 1 are refused, not wrapped.
 CLI::Option* add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help);
 constexpr int kMaxRhs = 4096;  // right-hand sides per file or run
@@ -45,7 +49,7 @@ void reject_simd_for_naive(const std::string& kernel, const std::string& simd);
 // "4.4.4.4" (or "4x4x4x4") -> an MDRange tile.
 std::array<index_t, 4> parse_tile(const std::string& text);
 
-// The options every kernel launch takes (apply and bench share them).
+// The options every kernel launch takes (apply and bench share them; solve takes the launch part).
 struct KernelOptions {
   std::string dispatch = "range", simd = "auto", prec = "double", parity = "even", layout = "right", tile;
   int team_size = 0;  // 0: not given
@@ -54,6 +58,8 @@ struct KernelOptions {
   DslashConfig config(KernelFamily kernel, int nrhs) const;
 };
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);
+// Only how a kernel is launched: --dispatch, --simd, --tile, --team-size, --layout.
+void add_launch_options(CLI::App& cmd, KernelOptions& options);
 
 // --mpi a.b.c.d and --comms-overlap on|off (only with --mpi): a domain-decomposed run under mpirun.
 struct MpiOptions {

@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   dslash::cli::add_apply_command(app);
   int exit_code = 0;
   dslash::cli::add_bench_command(app, exit_code);
+  dslash::cli::add_solve_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

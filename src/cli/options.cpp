@@ -1,6 +1,7 @@
 #include <omp.h>
 
 #include <charconv>
+#include <cmath>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
@@ -59,6 +60,21 @@ CLI::Option* add_int_option(CLI::App& cmd, const std::string& name, int& value, 
   return opt;
 }
 
+CLI::Option* add_real_option(CLI::App& cmd, const std::string& name, double& value, const std::string& help) {
+  auto* opt = cmd.add_option_function<std::string>(
+      name,
+      [&value, name](const std::string& text) {
+        double v = 0;
+        const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+        if (ec != std::errc() || end != text.data() + text.size() || !std::isfinite(v))
+          throw std::invalid_argument(name + " " + text + ": not a finite number");
+        value = v;
+      },
+      help);
+  opt->type_name("X");
+  return opt;
+}
+
 CLI::Option* add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help) {
   auto* opt = cmd.add_option_function<std::string>(
       "--seed", [&seed](const std::string& text) { seed = parse_whole_number("--seed", text, 0, std::numeric_limits<std::uint64_t>::max()); },
@@ -110,14 +126,18 @@ std::array<index_t, 4> parse_tile(const std::string& text) {
   return tile;
 }
 
-void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
+void add_launch_options(CLI::App& cmd, KernelOptions& o) {
   cmd.add_option("--dispatch", o.dispatch, "dispatch policy")->check(CLI::IsMember({"range", "team", "mdrange"}))->capture_default_str();
   cmd.add_option("--simd", o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto")->capture_default_str();
-  cmd.add_option("--prec", o.prec, "arithmetic precision")->check(CLI::IsMember({"double", "single"}))->capture_default_str();
   cmd.add_option("--tile", o.tile, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
   add_int_option(cmd, "--team-size", o.team_size, 1, TeamPolicy<>::team_size_max(), "threads per team for --dispatch team");
   cmd.add_option("--layout", o.layout, "spinor storage: right (site-major) or left (component-major)")
       ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
+}
+
+void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
+  add_launch_options(cmd, o);
+  cmd.add_option("--prec", o.prec, "arithmetic precision")->check(CLI::IsMember({"double", "single"}))->capture_default_str();
   cmd.add_flag("--dagger", o.dagger, "apply D^dagger instead of D");
   cmd.add_option("--parity", o.parity, "output sites: even (D_eo), odd (D_oe) or full")
       ->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();

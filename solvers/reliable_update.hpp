@@ -1,0 +1,124 @@
+#pragma once
+// Reliable updates (QUDA's; Sleijpen and van der Vorst), the part CGNR and BiCGStab share. A solve
+// keeps x and the true residual r = b - M x in the precise precision (Real), and iterates in the
+// sloppy one (Sloppy) on an increment x_s from the last update and an iterated residual r_s. When
+// ||r_s|| has fallen by `reliable_delta` since the last update (or reached the tolerance), it updates:
+// x += x_s, x_s = 0, r = b - M x recomputed in Real, r_s = r. The solver keeps its search directions
+// across an update, since the new r_s differs from the old only by the sloppy precision's rounding,
+// unless the recomputed residual is over kDrift times the iterated one: the recurrence has drifted
+// from the truth (at the sloppy precision's floor), and the solver restarts from the new residual.
+// So the answer meets a Real tolerance that Sloppy alone cannot reach, and with Sloppy = Real the
+// same code is a plain solver whose stopping rule is the true residual, not the recurrence's.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+#include <string>
+
+#include "solvers/solver_result.hpp"
+#include "solvers/wilson_operator.hpp"
+
+namespace dslash::reliable {
+
+// What an iteration ended in: the sloppy recurrence goes on, goes on from the recomputed residual
+// with its directions, or starts afresh from it.
+enum class Step { Iterated, Updated, Restarted };
+
+template <class Real, class Sloppy>
+class Updater {
+ public:
+  using vector_type = typename EvenOddWilson<Real>::vector_type;
+  using sloppy_vector = typename EvenOddWilson<Sloppy>::vector_type;
+  // A true residual that has not fallen below kProgress times the best one over kStalledUpdates
+  // updates in a row: the sloppy precision's rounding floor; the solve stops there.
+  static constexpr int kStalledUpdates = 3;
+  static constexpr double kProgress = 0.5;
+  static constexpr double kDrift = 2;
+
+  // Checks the parameters; r_s = b - M x, x_s = 0. done() when that already meets the tolerance
+  // (or b = 0, and x = 0).
+  Updater(const char* solver, const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sloppy, const vector_type& b,
+          const vector_type& x, const SolverParams& params, SolverResult& result)
+      : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(norm2(b))),
+        trivial_(solve_trivially(solver, params, b_norm_, x)) {
+    if (trivial_) {
+      result_ = *trivial_;
+      return;
+    }
+    r_ = op.allocate(std::string(solver) + "_r");
+    increment_ = op.allocate(std::string(solver) + "_increment");
+    r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
+    x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
+    deep_copy(x_sloppy_, Sloppy(0));
+    recompute();
+    result_.history.push_back(relative_);
+    best_ = relative_;
+  }
+
+  bool done() const { return trivial_ || relative_ <= params_.tolerance || !result_.breakdown.empty(); }
+  bool may_iterate() const { return !done() && result_.iterations < params_.max_iterations; }
+  const sloppy_vector& r_sloppy() const { return r_sloppy_; }
+  const sloppy_vector& x_sloppy() const { return x_sloppy_; }
+
+  // After each iteration, with ||r_s||^2: counts it, updates when due, records the history, and
+  // reports progress.
+  Step after_iteration(double r_sloppy_norm2) {
+    ++result_.iterations;
+    const double rel = std::sqrt(r_sloppy_norm2) / b_norm_;
+    result_.history.push_back(rel);
+    max_since_update_ = std::max(max_since_update_, rel);
+    const bool update = rel <= params_.tolerance || rel < params_.reliable_delta * max_since_update_;
+    if (update) {
+      recompute();
+      result_.reliable_updates.push_back({result_.iterations, relative_});
+      // A healthy update finds about reliable_delta times the last one; at the floor the true
+      // residual only wanders around it.
+      stalled_ = relative_ < kProgress * best_ ? 0 : stalled_ + 1;
+      best_ = std::min(best_, relative_);
+      if (stalled_ >= kStalledUpdates && relative_ > params_.tolerance)
+        result_.breakdown = "the true residual stopped decreasing: the sloppy precision's limit";
+    } else {
+      relative_ = rel;
+      recomputed_ = false;
+    }
+    if (params_.progress) params_.progress(result_.iterations, update ? relative_ : rel, update);
+    if (!update) return Step::Iterated;
+    return relative_ > kDrift * rel ? Step::Restarted : Step::Updated;
+  }
+
+  // x += x_s and the final true residual: the result's verdict.
+  void finish() {
+    if (trivial_) return;
+    if (!recomputed_) recompute();  // folds x_s in
+    result_.relative_residual = relative_;
+    result_.converged = relative_ <= params_.tolerance;
+  }
+
+ private:
+  // x += x_s, x_s = 0, r = b - M x in Real, r_s = r.
+  void recompute() {
+    convert(sloppy_, x_sloppy_, op_, increment_);
+    axpy(Real(1), increment_, x_);
+    deep_copy(x_sloppy_, Sloppy(0));
+    op_.residual(b_, x_, r_);
+    convert(op_, r_, sloppy_, r_sloppy_);
+    relative_ = std::sqrt(norm2(r_)) / b_norm_;
+    max_since_update_ = relative_;
+    recomputed_ = true;
+  }
+
+  const EvenOddWilson<Real>& op_;
+  const EvenOddWilson<Sloppy>& sloppy_;
+  const vector_type& b_;
+  const vector_type& x_;
+  const SolverParams& params_;
+  SolverResult& result_;
+  double b_norm_;
+  std::optional<SolverResult> trivial_;
+  vector_type r_, increment_;
+  sloppy_vector r_sloppy_, x_sloppy_;
+  double relative_ = 0, max_since_update_ = 0, best_ = 0;  // relative_: the latest ||r|| / ||b||, true or iterated
+  int stalled_ = 0;
+  bool recomputed_ = false;  // relative_ is the true residual of x, and x_s = 0
+};
+
+}  // namespace dslash::reliable

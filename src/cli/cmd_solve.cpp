@@ -1,0 +1,313 @@
+// dslash solve (--gauge U.nersc | --random --lattice L [--seed N]) (--in b.npy | --source point|random [--nrhs N])
+//              --mass m [--out x.npy] [--solver cg|bicgstab] [--prec double|single|mixed] [--tol 1e-10] [--maxiter N]
+//              [--kernel naive|mrhs|vnode] [--dispatch ...] [--simd ...] [--threads N] [--print-every N] [--json FILE]
+//
+// Solves the Wilson system M x = b (CONVENTIONS.md) through the even sites (solvers/), reports the
+// iterations, reliable updates, time, the Dslash rate inside the solver and the residual recomputed
+// with the scalar reference operator in double on the full lattice. Exit 1 when a solve does not
+// converge (x is then not written; the JSON is).
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <type_traits>
+
+#include "bench/machine.hpp"
+#include "bench/report.hpp"
+#include "cli/commands.hpp"
+#include "dslash/lattice/field_ops.hpp"
+#include "io/nersc.hpp"
+#include "io/npy.hpp"
+#include "kernels/reference_dslash.hpp"
+#include "solvers/bicgstab.hpp"
+#include "solvers/cg.hpp"
+
+namespace dslash::cli {
+
+namespace {
+
+struct SolveOptions {
+  std::string gauge, in, out, json, source, solver = "cg", prec = "double", kernel = "naive", backend = "cpu";
+  Coord dims{};
+  bool random = false;
+  std::uint64_t seed = 1;
+  double mass = 0, tol = 1e-10;
+  int maxiter = 1000, nrhs = 0, threads = 0;
+  int print_every = -1;  // -1: not given (10 on a terminal, else none)
+  KernelOptions k;
+};
+
+using Clock = std::chrono::steady_clock;
+double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+// One solver call: right-hand sides [first, first + count) together (mrhs), or one.
+struct SolveRecord {
+  int first = 0, count = 1;
+  SolverResult result = {};
+  double time_s = 0;
+  double scale = 1;  // ||b_hat|| / ||b||: the even system's relative residuals in units of the full source's norm
+  std::int64_t precise_dslash = 0, sloppy_dslash = 0;  // hopping applications in each operator
+  double dslash_s = 0;  // the time inside them
+};
+
+struct Outcome {
+  std::vector<SolveRecord> solves;
+  std::vector<SpinorField<double>> x;  // full lattice, one per right-hand side
+};
+
+// A progress report per iteration on stderr: a line every `every` iterations, or on a terminal one
+// line rewritten in place. Residuals in units of the full source (`scale`).
+std::function<void(int, double, bool)> progress(int every, bool terminal, const std::string& what, double scale) {
+  if (every <= 0) return {};
+  return [every, terminal, what, scale](int iteration, double relative, bool update) {
+    if (iteration % every != 0) return;
+    if (terminal) std::fprintf(stderr, "\r%s: iteration %d, residual %.3e%s   ", what.c_str(), iteration, relative * scale, update ? " (reliable update)" : "");
+    else std::fprintf(stderr, "%s: iteration %d, residual %.3e%s\n", what.c_str(), iteration, relative * scale, update ? " (reliable update)" : "");
+  };
+}
+
+// Every solve in precision Real, iterating in Sloppy (Real = Sloppy: one precision; double and
+// float: mixed precision with reliable updates).
+template <class Real, class Sloppy>
+Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every) {
+  const Geometry& g = u.geometry();
+  const DslashConfig cfg = o.k.config(parse_kernel(o.kernel), per_solve);
+  const EvenOddWilson<Real> op(convert_precision<Real>(u), o.mass, cfg);
+  std::optional<EvenOddWilson<Sloppy>> own_sloppy;
+  if constexpr (!std::is_same_v<Real, Sloppy>) own_sloppy.emplace(convert_precision<Sloppy>(u), o.mass, cfg);
+  const EvenOddWilson<Sloppy>& sloppy = [&]() -> const EvenOddWilson<Sloppy>& {
+    if constexpr (std::is_same_v<Real, Sloppy>) return op;
+    else return *own_sloppy;
+  }();
+  const bool terminal = isatty(fileno(stderr)) != 0;
+
+  Outcome out;
+  const auto be = op.allocate("b_e"), bo = op.allocate("b_o"), b_hat = op.allocate("b_hat"), xe = op.allocate("x_e"), xo = op.allocate("x_o");
+  for (int first = 0; first < static_cast<int>(b.size()); first += per_solve) {
+    std::vector<SpinorField<Real>> even, odd;
+    for (int r = first; r < first + per_solve; ++r) {
+      const SpinorField<Real> full = convert_precision<Real>(b[static_cast<std::size_t>(r)]);
+      copy_sites(full, even.emplace_back(g, Subset::Even));
+      copy_sites(full, odd.emplace_back(g, Subset::Odd));
+    }
+    op.pack(even, be);
+    op.pack(odd, bo);
+    op.prepare_source(be, bo, b_hat);
+    SolveRecord rec{.first = first, .count = per_solve};
+    // The odd rows are solved exactly, so ||b - M x|| = ||b_hat - M_ee_hat x_e||: the even system's
+    // tolerance is the full one's times ||b|| / ||b_hat||.
+    rec.scale = std::sqrt(norm2(b_hat) / (norm2(be) + norm2(bo)));
+    const std::string what = "solve " + std::to_string(first / per_solve + 1) + "/" + std::to_string(b.size() / static_cast<std::size_t>(per_solve));
+    SolverParams params{.tolerance = o.tol / rec.scale, .max_iterations = o.maxiter};
+    params.progress = progress(print_every, terminal, what, rec.scale);
+    deep_copy(xe, Real(0));
+    const std::int64_t precise0 = op.dslash_count(), sloppy0 = sloppy.dslash_count();
+    // Both operators' Dslash time (one operator when Real = Sloppy).
+    const auto dslash_seconds = [&] {
+      if constexpr (std::is_same_v<Real, Sloppy>) return op.dslash_seconds();
+      else return op.dslash_seconds() + sloppy.dslash_seconds();
+    };
+    const double seconds0 = dslash_seconds();
+    const auto t0 = Clock::now();
+    rec.result = o.solver == "cg" ? cgnr(op, sloppy, b_hat, xe, params) : bicgstab(op, sloppy, b_hat, xe, params);
+    rec.time_s = seconds_since(t0);
+    rec.precise_dslash = op.dslash_count() - precise0;
+    if constexpr (!std::is_same_v<Real, Sloppy>) rec.sloppy_dslash = sloppy.dslash_count() - sloppy0;
+    rec.dslash_s = dslash_seconds() - seconds0;
+    if (print_every > 0 && terminal) std::fprintf(stderr, "\n");
+    op.reconstruct(xe, bo, xo);
+    op.unpack(xe, even);
+    op.unpack(xo, odd);
+    for (int r = 0; r < per_solve; ++r) {
+      SpinorField<double>& x = out.x.emplace_back(g, Subset::Full, "x");
+      SpinorField<double> x_odd(g, Subset::Full);
+      copy_sites(convert_precision<double>(even[static_cast<std::size_t>(r)]), x);
+      copy_sites(convert_precision<double>(odd[static_cast<std::size_t>(r)]), x_odd);
+      axpy(std::complex<double>(1), x_odd, x);
+    }
+    out.solves.push_back(std::move(rec));
+  }
+  return out;
+}
+
+// The right-hand sides: from --in, or --source point (right-hand side r: 1 at lattice site r / 12,
+// spin-colour r % 12) or random (Gaussian, seed + r, as `dslash spinor`).
+std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched) {
+  std::vector<SpinorField<double>> b;
+  if (!o.in.empty()) {
+    b = io::read_spinors_npy<double>(o.in, g, &batched);
+    if (o.nrhs != 0 && o.nrhs != static_cast<int>(b.size()))
+      throw std::invalid_argument("solve: --nrhs " + std::to_string(o.nrhs) + " but " + o.in + " holds " + std::to_string(b.size()) + " spinor(s)");
+    for (std::size_t r = 0; r < b.size(); ++r)
+      if (norm2(b[r]) == 0) throw std::invalid_argument("solve: spinor " + std::to_string(r) + " of " + o.in + " is zero: M x = 0 needs no solver");
+    return b;
+  }
+  const int n = o.nrhs == 0 ? 1 : o.nrhs;
+  batched = n > 1;
+  if (o.source == "point" && n > 12 * g.volume()) throw std::invalid_argument("solve: --nrhs " + std::to_string(n) + " point sources do not fit the lattice");
+  for (int r = 0; r < n; ++r) {
+    SpinorField<double>& f = b.emplace_back(g, Subset::Full, "b");
+    if (o.source == "random") {
+      fill_gaussian(f, o.seed + static_cast<std::uint64_t>(r));
+    } else {
+      fill_zero(f);
+      f(r / 12, r % 12 / 3, r % 3) = 1;
+    }
+  }
+  return b;
+}
+
+// ||b - M x|| / ||b|| with the scalar reference Wilson matrix in double on the full lattice.
+double reference_residual(const GaugeField<double>& u, const SpinorField<double>& b, const SpinorField<double>& x, double mass) {
+  SpinorField<double> mx(u.geometry(), Subset::Full);
+  wilson_matrix_reference(u, x, mx, mass);
+  axpy(std::complex<double>(-1), b, mx);
+  return std::sqrt(norm2(mx) / norm2(b));
+}
+
+std::string rhs_text(int n) { return std::to_string(n) + (n == 1 ? " right-hand side" : " right-hand sides"); }
+
+}  // namespace
+
+void add_solve_command(CLI::App& app, int& exit_code) {
+  auto o = std::make_shared<SolveOptions>();
+  auto* cmd = app.add_subcommand("solve", "solve the Wilson system M x = b (even-odd CGNR or BiCGStab, double, single or mixed precision)");
+  auto* gauge = cmd->add_option("--gauge", o->gauge, "NERSC gauge file")->check(CLI::ExistingFile);
+  auto* random = cmd->add_flag("--random", o->random, "a random SU(3) gauge field instead (with --lattice and --seed, as `dslash gauge`)");
+  gauge->excludes(random);
+  add_lattice_option(*cmd, o->dims)->needs(random);
+  auto* in = cmd->add_option("--in", o->in, "source b: .npy spinor(s), full lattice")->check(CLI::ExistingFile);
+  cmd->add_option("--source", o->source, "no --in: point sources (1 at site r/12, spin-colour r%12) or Gaussian ones (seed + r) [default: random]")
+      ->check(CLI::IsMember({"point", "random"}))->excludes(in);
+  add_seed_option(*cmd, o->seed, "random seed of --random and --source random");
+  add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides (default: as many as --in holds, else 1); --kernel mrhs solves them in one");
+  cmd->add_option("--out", o->out, "write the solution(s) x here (.npy, full lattice)");
+  add_real_option(*cmd, "--mass", o->mass, "bare mass m: M = (4 + m) - D/2")->required();
+  cmd->add_option("--solver", o->solver, "CG on the normal equations, or BiCGStab")->check(CLI::IsMember({"cg", "bicgstab"}))->capture_default_str();
+  cmd->add_option("--prec", o->prec, "precision: mixed iterates in single and keeps x and the true residual in double")
+      ->check(CLI::IsMember({"double", "single", "mixed"}))->capture_default_str();
+  add_real_option(*cmd, "--tol", o->tol, "stop when ||b - M x|| / ||b|| <= tol")->default_str("1e-10");
+  add_int_option(*cmd, "--maxiter", o->maxiter, 1, 100000000, "iteration limit per solve")->default_str(std::to_string(o->maxiter));
+  cmd->add_option("--kernel", o->kernel, "Dslash kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode"}))->capture_default_str();
+  add_launch_options(*cmd, o->k);
+  add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
+  add_int_option(*cmd, "--print-every", o->print_every, 0, 100000000,
+                 "the residual every N iterations on stderr (on a terminal one line, rewritten); 0: never [default: 10 on a terminal, else 0]");
+  cmd->add_option("--json", o->json, "write the figures, the residual history and the configuration to this JSON file");
+  add_backend_option(*cmd, o->backend);
+  cmd->callback([o, cmd, &exit_code] {
+    if (o->backend == "cuda") throw std::invalid_argument("solve: --backend cuda not available yet");
+    if (mpi_world_size() > 1) throw std::invalid_argument("solve: runs in one process; it is not available under mpirun yet");
+    if (o->gauge.empty() && !o->random) throw std::invalid_argument("solve: give the gauge field: --gauge U.nersc, or --random with --lattice");
+    if (o->random && cmd->count("--lattice") == 0) throw std::invalid_argument("solve: --random needs --lattice");
+    if (o->in.empty() && o->source.empty()) o->source = "random";
+    if (!o->random && o->source != "random") reject_given(*cmd, {"--seed"}, "without --random or --source random");
+    reject_simd_for_naive(o->kernel, o->k.simd);
+    if (!(4 + o->mass > 0)) throw std::invalid_argument("--mass " + cmd->get_option("--mass")->as<std::string>() + ": 4 + m must be positive (the Wilson matrix's diagonal)");
+    if (!(o->tol > 0)) throw std::invalid_argument("--tol must be positive");
+    if (o->threads > 0) {
+      omp_set_num_threads(o->threads);
+      warn_if_oversubscribed(o->threads);
+    }
+    if (!o->out.empty()) check_output_file("--out", o->out);
+    if (!o->json.empty()) check_output_file("--json", o->json);
+
+    const GaugeField<double> u = [&] {
+      if (!o->random) return io::read_nersc<double>(o->gauge);
+      GaugeField<double> r{Geometry(o->dims)};
+      fill_random_su3(r, o->seed);
+      return r;
+    }();
+    const Geometry& g = u.geometry();
+    bool batched = false;
+    const std::vector<SpinorField<double>> b = sources(*o, g, batched);
+    const int n = static_cast<int>(b.size());
+    const int per_solve = o->kernel == "mrhs" ? n : 1;
+    const int print_every = o->print_every >= 0 ? o->print_every : (isatty(fileno(stderr)) ? 10 : 0);
+    const Outcome out = o->prec == "double"   ? solve_all<double, double>(*o, u, b, per_solve, print_every)
+                        : o->prec == "single" ? solve_all<float, float>(*o, u, b, per_solve, print_every)
+                                              : solve_all<double, float>(*o, u, b, per_solve, print_every);
+
+    // The figures over every solve.
+    int iterations = 0, updates = 0;
+    bool converged = true;
+    double time_s = 0, flops = 0, dslash_s = 0;
+    std::int64_t precise_dslash = 0, sloppy_dslash = 0;
+    for (const SolveRecord& s : out.solves) {
+      iterations += s.result.iterations;
+      updates += static_cast<int>(s.result.reliable_updates.size());
+      converged = converged && s.result.converged;
+      time_s += s.time_s;
+      precise_dslash += s.precise_dslash;
+      sloppy_dslash += s.sloppy_dslash;
+      flops += 1320.0 * static_cast<double>(g.half_volume()) * s.count * static_cast<double>(s.precise_dslash + s.sloppy_dslash);
+      dslash_s += s.dslash_s;
+    }
+    std::vector<double> residuals;
+    double worst = 0;
+    for (int r = 0; r < n; ++r) {
+      residuals.push_back(reference_residual(u, b[static_cast<std::size_t>(r)], out.x[static_cast<std::size_t>(r)], o->mass));
+      worst = std::max(worst, residuals.back());
+    }
+    const double per_iteration = iterations > 0 ? time_s / iterations : 0;
+    const double gflops = time_s > 0 ? flops / time_s / 1e9 : 0.0, over_dslash = dslash_s > 0 ? time_s / dslash_s : 0.0;
+    // The applications by precision: the precise operator's are single only in a single-precision solve.
+    const std::int64_t in_double = o->prec == "single" ? 0 : precise_dslash, in_single = o->prec == "single" ? precise_dslash : sloppy_dslash;
+    const DslashConfig cfg = o->k.config(parse_kernel(o->kernel), per_solve);
+
+    std::printf("solve: %s, %s precision, kernel %s (%s, %s), lattice %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
+                o->kernel.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), g.to_string().c_str(), o->mass, o->tol, rhs_text(n).c_str(),
+                per_solve > 1 ? " in one solve" : "");
+    std::printf("%s: %d iterations, %d reliable updates, %.4f s, %.4f ms per iteration\n", converged ? "converged" : "NOT converged", iterations,
+                updates, time_s, 1e3 * per_iteration);
+    std::printf("dslash: %lld applications (%lld single, %lld double), %.4f s, %.2f GFLOP/s; the solve takes %.2fx its Dslash time\n",
+                static_cast<long long>(in_single + in_double), static_cast<long long>(in_single), static_cast<long long>(in_double), dslash_s,
+                dslash_s > 0 ? flops / dslash_s / 1e9 : 0.0, over_dslash);
+    std::printf("solver: %.2f GFLOP/s of Dslash over the whole solve\n", gflops);
+    std::printf("true residual ||b - M x|| / ||b|| = %.3e (reference operator, double, full lattice%s)\n", worst, n > 1 ? ", worst right-hand side" : "");
+
+    if (!o->json.empty()) {
+      nlohmann::json solves = nlohmann::json::array();
+      for (const SolveRecord& s : out.solves) {
+        nlohmann::json history = nlohmann::json::array(), reliable = nlohmann::json::array();
+        for (double h : s.result.history) history.push_back(h * s.scale);
+        for (const TrueResidual& t : s.result.reliable_updates) reliable.push_back({{"iteration", t.iteration}, {"residual", t.relative * s.scale}});
+        solves.push_back({{"first_rhs", s.first}, {"rhs", s.count}, {"converged", s.result.converged}, {"iterations", s.result.iterations},
+                          {"time_s", s.time_s}, {"residual", s.result.relative_residual * s.scale}, {"breakdown", s.result.breakdown},
+                          {"history", history}, {"reliable_updates", reliable}, {"dslash_applications", s.precise_dslash + s.sloppy_dslash}});
+      }
+      nlohmann::json config = {
+          {"lattice", g.extents()}, {"gauge", o->random ? "random, seed " + std::to_string(o->seed) : o->gauge},
+          {"source", o->in.empty() ? o->source + (o->source == "random" ? ", seed " + std::to_string(o->seed) : "") : o->in},
+          {"nrhs", n}, {"mass", o->mass}, {"solver", o->solver}, {"prec", o->prec}, {"tol", o->tol}, {"maxiter", o->maxiter},
+          {"reliable_delta", SolverParams{}.reliable_delta}, {"kernel", o->kernel}, {"dispatch", to_string(cfg.dispatch)},
+          {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
+          {"backend", o->backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
+          {"host", bench::host_name()}, {"date", bench::now_iso8601()}};
+      bench::write_json(o->json, {{"config", config}, {"converged", converged}, {"iterations", iterations}, {"reliable_updates", updates},
+                                  {"time_s", time_s}, {"time_per_iteration_s", per_iteration},
+                                  {"dslash_applications", {{"double", in_double}, {"single", in_single}}}, {"dslash_gflops", gflops},
+                                  {"dslash_s", dslash_s}, {"solve_over_dslash", over_dslash}, {"true_residual", worst},
+                                  {"true_residuals", residuals}, {"solves", solves}});
+    }
+    if (!converged) {
+      const SolveRecord& s = *std::find_if(out.solves.begin(), out.solves.end(), [](const SolveRecord& r) { return !r.result.converged; });
+      std::fprintf(stderr, "dslash: solve did not converge: right-hand side %d stopped after %d iterations at residual %.3e > --tol %.1e (%s)%s\n",
+                   s.first, s.result.iterations, s.result.relative_residual * s.scale, o->tol,
+                   s.result.breakdown.empty() ? "the iteration limit" : s.result.breakdown.c_str(), o->out.empty() ? "" : "; x not written");
+      exit_code = 1;
+      return;
+    }
+    if (!o->out.empty()) {
+      io::write_spinors_npy(o->out, out.x, o->prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, batched);
+      std::printf("wrote %s: %s\n", o->out.c_str(), rhs_text(n).c_str());
+    }
+  });
+}
+
+}  // namespace dslash::cli

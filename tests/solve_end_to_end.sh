@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# dslash solve as a user drives it: every solver x precision converges on a small random lattice, the
+# written x solves M x = b (M x rebuilt with numpy from `dslash apply`'s reference D x), the JSON holds
+# the figures; every bad input exits 2 with one line and writes nothing; non-convergence exits 1.
+set -euo pipefail
+dslash=$1
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+have_numpy() { [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; }
+
+L=8x4x4x8
+"$dslash" gauge --lattice $L --random --seed 3 --out U.nersc > /dev/null
+"$dslash" spinor --lattice $L --seed 5 --out b.npy > /dev/null
+"$dslash" spinor --lattice $L --seed 5 --nrhs 8 --out b8.npy > /dev/null
+
+# solve --out x.npy, then D x with the reference kernel, for the numpy check below.
+solve() {
+  local name=$1; shift
+  "$dslash" solve --gauge U.nersc --mass 0.1 --out "x_$name.npy" --json "$name.json" "$@" > "$name.txt" 2> "$name.err" ||
+    fail "solve $name exited $?: $(cat "$name.err")"
+  grep -q "^converged: " "$name.txt" || fail "solve $name: no 'converged' line: $(cat "$name.txt")"
+  grep -q "true residual ||b - M x|| / ||b|| = " "$name.txt" || fail "solve $name: no true residual line"
+  "$dslash" apply --gauge U.nersc --in "x_$name.npy" --out "dx_$name.npy" > /dev/null
+}
+for solver in cg bicgstab; do
+  solve "${solver}_double" --in b.npy --solver $solver --prec double --tol 1e-10
+  solve "${solver}_mixed" --in b.npy --solver $solver --prec mixed --tol 1e-12
+  solve "${solver}_single" --in b.npy --solver $solver --prec single --tol 1e-5
+done
+solve vnode_mixed --in b.npy --prec mixed --tol 1e-10 --kernel vnode --dispatch mdrange
+solve mrhs_mixed --in b8.npy --prec mixed --tol 1e-10 --kernel mrhs --simd sse2 --solver bicgstab
+solve naive_nrhs --in b8.npy --nrhs 8 --prec mixed --tol 1e-10
+grep -q "8 right-hand sides in one solve" mrhs_mixed.txt || fail "mrhs: not one solve of 8"
+# No files: a random gauge field and a point source.
+"$dslash" solve --random --lattice 4x4x4x4 --seed 2 --source point --mass 0.2 --out xp.npy > point.txt || fail "point source solve"
+[ -e xp.npy ] || fail "point source: no x"
+
+if have_numpy; then
+  /usr/bin/python3 - <<'PY'
+import json
+import numpy as np
+m = 0.1
+def check(name, b_file, tol):
+    b, x, dx = (np.load(f) for f in (b_file, f"x_{name}.npy", f"dx_{name}.npy"))
+    assert x.shape == b.shape, (name, x.shape, b.shape)
+    mx = (4 + m) * x - 0.5 * dx  # M = (4 + m) - D/2
+    axes = tuple(range(x.ndim - 6, x.ndim))
+    res = np.sqrt(np.sum(np.abs(b - mx) ** 2, axis=axes) / np.sum(np.abs(b) ** 2, axis=axes))
+    assert np.all(res <= tol), f"{name}: residual {res} > {tol}"
+    j = json.load(open(f"{name}.json"))
+    for key in ("config", "converged", "iterations", "reliable_updates", "time_s", "time_per_iteration_s", "dslash_applications",
+                "dslash_gflops", "dslash_s", "solve_over_dslash", "true_residual", "true_residuals", "solves"):
+        assert key in j, f"{name}: no {key} in the JSON"
+    assert j["converged"] is True and j["iterations"] > 0 and j["time_s"] > 0 and j["dslash_gflops"] > 0, name
+    assert j["true_residual"] <= tol, (name, j["true_residual"])
+    # The JSON's reference residual is the one numpy finds.
+    assert abs(j["true_residual"] - res.max()) <= 1e-2 * res.max() + 1e-15, (name, j["true_residual"], res.max())
+    s = j["solves"][0]
+    assert len(s["history"]) == s["iterations"] + 1 and s["reliable_updates"], name
+    return j
+for solver in ("cg", "bicgstab"):
+    check(f"{solver}_double", "b.npy", 1e-10)
+    j = check(f"{solver}_mixed", "b.npy", 1e-12)
+    assert j["reliable_updates"] >= 3 and j["dslash_applications"]["single"] > j["dslash_applications"]["double"] > 0, j
+    j = check(f"{solver}_single", "b.npy", 2e-5)
+    assert j["dslash_applications"]["double"] == 0 and np.load(f"x_{solver}_single.npy").dtype == np.complex64
+check("vnode_mixed", "b.npy", 1e-10)
+j = check("mrhs_mixed", "b8.npy", 1e-10)
+assert len(j["solves"]) == 1 and j["solves"][0]["rhs"] == 8 and len(j["true_residuals"]) == 8
+j = check("naive_nrhs", "b8.npy", 1e-10)
+assert len(j["solves"]) == 8 and j["config"]["nrhs"] == 8
+PY
+fi
+
+# Every error: exit status 2, exactly one line on stderr, no output file and no temporary left.
+expect_error() {
+  set +e
+  "$dslash" "$@" > /dev/null 2> err.txt
+  local rc=$?
+  set -e
+  [ "$rc" -eq 2 ] || fail "'$*' exited $rc, expected 2"
+  [ "$(wc -l < err.txt)" -eq 1 ] || fail "'$*' printed $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
+  [ ! -e x.npy ] && [ ! -e x.json ] || fail "'$*' left an output file behind"
+  ls | grep -q '\.tmp\.' && fail "'$*' left a temporary file" || true
+}
+expect_message() {
+  local pattern=$1; shift
+  expect_error "$@"
+  grep -q -- "$pattern" err.txt || fail "'$*' said '$(cat err.txt)', expected '$pattern'"
+}
+ok=(solve --gauge U.nersc --in b.npy --out x.npy --json x.json)
+expect_message "4 + m must be positive" "${ok[@]}" --mass -4
+expect_message "4 + m must be positive" "${ok[@]}" --mass -5.5
+expect_message "--mass abc: not a finite number" "${ok[@]}" --mass abc
+expect_message "--mass nan: not a finite number" "${ok[@]}" --mass nan
+expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol 0
+expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol -1e-10
+expect_message "--maxiter 0: too small" "${ok[@]}" --mass 0.1 --maxiter 0
+expect_message "gmres" "${ok[@]}" --mass 0.1 --solver gmres
+expect_message "half" "${ok[@]}" --mass 0.1 --prec half
+expect_message "--mass" solve --gauge U.nersc --in b.npy --out x.npy
+expect_message "not available yet" "${ok[@]}" --mass 0.1 --backend cuda
+expect_message "give the gauge field" solve --in b.npy --out x.npy --mass 0.1
+expect_message "--random needs --lattice" solve --random --out x.npy --mass 0.1
+expect_message "excludes" "${ok[@]}" --mass 0.1 --source point
+expect_message "--seed does not apply" "${ok[@]}" --mass 0.1 --seed 4
+expect_message "--nrhs 2 but b8.npy holds 8" solve --gauge U.nersc --in b8.npy --nrhs 2 --out x.npy --mass 0.1
+"$dslash" spinor --lattice 8x4x4x4 --out wrong.npy > /dev/null
+expect_error solve --gauge U.nersc --in wrong.npy --out x.npy --mass 0.1
+head -c 5000 U.nersc > truncated.nersc
+expect_error solve --gauge truncated.nersc --in b.npy --out x.npy --mass 0.1
+head -c 100 b.npy > truncated.npy
+expect_error solve --gauge U.nersc --in truncated.npy --out x.npy --mass 0.1
+mkdir adir
+expect_message "--out" solve --gauge U.nersc --in b.npy --out adir --mass 0.1
+expect_message "--json" solve --gauge U.nersc --in b.npy --json adir --mass 0.1
+if have_numpy; then
+  /usr/bin/python3 -c "import numpy as np; np.save('zero.npy', np.zeros((8, 4, 4, 8, 4, 3), np.complex128))"
+  expect_message "is zero" solve --gauge U.nersc --in zero.npy --out x.npy --mass 0.1
+fi
+
+# Non-convergence: exit 1, one line on stderr, no x; the JSON written with converged = false and the history.
+expect_unconverged() {
+  set +e
+  "$dslash" "$@" > /dev/null 2> err.txt
+  local rc=$?
+  set -e
+  [ "$rc" -eq 1 ] || fail "'$*' exited $rc, expected 1"
+  [ "$(wc -l < err.txt)" -eq 1 ] || fail "'$*' printed $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
+  grep -q "did not converge" err.txt || fail "'$*' said '$(cat err.txt)'"
+  [ ! -e x.npy ] || fail "'$*' wrote x although it did not converge"
+  [ -e x.json ] || fail "'$*' wrote no JSON"
+}
+expect_unconverged "${ok[@]}" --mass 0.1 --maxiter 3
+if have_numpy; then
+  /usr/bin/python3 -c "
+import json; j = json.load(open('x.json'))
+assert j['converged'] is False and j['iterations'] == 3 and len(j['solves'][0]['history']) == 4, j"
+fi
+rm x.json
+# Single precision cannot reach 1e-12: it stops at its rounding floor.
+expect_unconverged "${ok[@]}" --mass 0.1 --prec single --tol 1e-12
+grep -q "stopped decreasing" err.txt || fail "single precision at 1e-12: $(cat err.txt)"
+rm x.json
+# A singular system: the free field at m = 0 has a zero mode (p = 0) that a random source excites.
+"$dslash" gauge --lattice 4x4x4x4 --unit --out unit.nersc > /dev/null
+"$dslash" spinor --lattice 4x4x4x4 --out b4.npy > /dev/null
+expect_unconverged solve --gauge unit.nersc --in b4.npy --out x.npy --json x.json --mass 0 --maxiter 300
+echo "solve end-to-end: all checks passed"
