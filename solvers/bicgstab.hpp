@@ -11,14 +11,14 @@ namespace dslash {
 // start), iterating on `sloppy` (the same operator in precision Sloppy: float under a double `op` is
 // mixed precision). Not converging within max_iterations, or a breakdown (a zero denominator, a
 // stalled true residual), is reported in the result, not thrown.
-template <class Real, class Sloppy>
-SolverResult bicgstab(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sloppy, const typename EvenOddWilson<Real>::vector_type& b,
-                      const typename EvenOddWilson<Real>::vector_type& x, const SolverParams& params = {});
+template <class Real, class Sloppy, class Space>
+SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const typename EvenOddWilson<Real, Space>::vector_type& b,
+                      const typename EvenOddWilson<Real, Space>::vector_type& x, const SolverParams& params = {});
 
 // One precision throughout.
-template <class Real>
-SolverResult bicgstab(const EvenOddWilson<Real>& op, const typename EvenOddWilson<Real>::vector_type& b,
-                      const typename EvenOddWilson<Real>::vector_type& x, const SolverParams& params = {}) {
+template <class Real, class Space>
+SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const typename EvenOddWilson<Real, Space>::vector_type& b,
+                      const typename EvenOddWilson<Real, Space>::vector_type& x, const SolverParams& params = {}) {
   return bicgstab(op, op, b, x, params);
 }
 

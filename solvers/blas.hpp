@@ -1,7 +1,8 @@
 #pragma once
 // BLAS-1 on packed spinor buffers (a DslashKernel's spinor_view: plain arrays of reals of equal
-// size), for the solvers. Every loop is a parallel pattern over RangePolicy<ExecSpace> with a
-// by-value lambda on raw pointers, so the same code can run on the GPU. Sums accumulate in double;
+// size), for the solvers. Every loop is a parallel pattern over a RangePolicy of the buffers' memory
+// space's execution space with a by-value lambda on raw pointers: with CudaSpace buffers it runs on
+// the GPU (compiled by nvcc, solvers/instantiate.hpp). Sums accumulate in double;
 // the OpenMP reduction is deterministic for a given thread count.
 //
 // The real operations (axpby, axpy, xpay, norm2, re_dot) do not depend on where a complex number's
@@ -54,57 +55,64 @@ void check_same_size(const View<Real, 1, LayoutRight, Space>& x, const View<Real
 }  // namespace blas_detail
 
 // y = x, converting between precisions (buffers of the same layout, element by element)
-template <class ExecSpace = DefaultExecutionSpace, class To, class From, class Space>
+template <class To, class From, class Space>
 void convert_copy(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, LayoutRight, Space>& y) {
   if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
   const From* xp = x.data();
   To* yp = y.data();
-  parallel_for("blas_convert_copy", RangePolicy<ExecSpace>(static_cast<index_t>(x.size())),
+  parallel_for("blas_convert_copy", RangePolicy<typename Space::execution_space>(static_cast<index_t>(x.size())),
                DSLASH_LAMBDA(index_t i) { yp[i] = static_cast<To>(xp[i]); });
 }
 
+// x = value everywhere
+template <class Real, class Space>
+void fill(const View<Real, 1, LayoutRight, Space>& x, Real value) {
+  Real* xp = x.data();
+  parallel_for("blas_fill", RangePolicy<typename Space::execution_space>(static_cast<index_t>(x.size())), DSLASH_LAMBDA(index_t i) { xp[i] = value; });
+}
+
 // y = a x + b y
-template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+template <class Real, class Space>
 void axpby(Real a, const View<Real, 1, LayoutRight, Space>& x, Real b, const View<Real, 1, LayoutRight, Space>& y) {
   blas_detail::check_same_size(x, y);
   const Real* xp = x.data();
   Real* yp = y.data();
-  parallel_for("blas_axpby", RangePolicy<ExecSpace>(static_cast<index_t>(x.size())),
+  parallel_for("blas_axpby", RangePolicy<typename Space::execution_space>(static_cast<index_t>(x.size())),
                DSLASH_LAMBDA(index_t i) { yp[i] = a * xp[i] + b * yp[i]; });
 }
 
 // y += a x
-template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+template <class Real, class Space>
 void axpy(Real a, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
-  axpby<ExecSpace>(a, x, Real(1), y);
+  axpby(a, x, Real(1), y);
 }
 
 // y = x + a y
-template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+template <class Real, class Space>
 void xpay(const View<Real, 1, LayoutRight, Space>& x, Real a, const View<Real, 1, LayoutRight, Space>& y) {
-  axpby<ExecSpace>(Real(1), x, a, y);
+  axpby(Real(1), x, a, y);
 }
 
 // Re <x, y> = sum x_i y_i over every real
-template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+template <class Real, class Space>
 double re_dot(const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
   blas_detail::check_same_size(x, y);
   const Real* xp = x.data();
   const Real* yp = y.data();
   double sum = 0;
-  parallel_reduce("blas_re_dot", RangePolicy<ExecSpace>(static_cast<index_t>(x.size())),
+  parallel_reduce("blas_re_dot", RangePolicy<typename Space::execution_space>(static_cast<index_t>(x.size())),
                   DSLASH_LAMBDA(index_t i, double& acc) { acc += static_cast<double>(xp[i]) * static_cast<double>(yp[i]); }, sum);
   return sum;
 }
 
 // ||x||^2
-template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+template <class Real, class Space>
 double norm2(const View<Real, 1, LayoutRight, Space>& x) {
-  return re_dot<ExecSpace>(x, x);
+  return re_dot(x, x);
 }
 
 // <x, y> = sum conj(x) y over the complex numbers of a buffer of layout c.
-template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+template <class Real, class Space>
 std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
   blas_detail::check_same_size(x, y);
   if (static_cast<std::size_t>(2 * c.count()) != x.size())
@@ -112,7 +120,7 @@ std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight
   const Real* xp = x.data();
   const Real* yp = y.data();
   std::array<double, 2> sum{};
-  parallel_reduce("blas_dot", RangePolicy<ExecSpace>(c.count()), DSLASH_LAMBDA(index_t i, std::array<double, 2>& acc) {
+  parallel_reduce("blas_dot", RangePolicy<typename Space::execution_space>(c.count()), DSLASH_LAMBDA(index_t i, std::array<double, 2>& acc) {
     const index_t re = c.real_index(i), im = re + c.imag_offset();
     const double xr = xp[re], xi = xp[im], yr = yp[re], yi = yp[im];
     acc[0] += xr * yr + xi * yi;
@@ -122,7 +130,7 @@ std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight
 }
 
 // y = a x + b y with complex a and b, over the complex numbers of a buffer of layout c.
-template <class ExecSpace = DefaultExecutionSpace, class Real, class Space>
+template <class Real, class Space>
 void caxpby(const PackedComplex& c, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& x, std::complex<double> b,
             const View<Real, 1, LayoutRight, Space>& y) {
   blas_detail::check_same_size(x, y);
@@ -131,7 +139,7 @@ void caxpby(const PackedComplex& c, std::complex<double> a, const View<Real, 1, 
   const Real* xp = x.data();
   Real* yp = y.data();
   const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag());
-  parallel_for("blas_caxpby", RangePolicy<ExecSpace>(c.count()), DSLASH_LAMBDA(index_t i) {
+  parallel_for("blas_caxpby", RangePolicy<typename Space::execution_space>(c.count()), DSLASH_LAMBDA(index_t i) {
     const index_t re = c.real_index(i), im = re + c.imag_offset();
     const Real xr = xp[re], xi = xp[im], yr = yp[re], yi = yp[im];
     yp[re] = ar * xr - ai * xi + br * yr - bi * yi;

@@ -12,14 +12,14 @@ namespace dslash {
 // start). The iterations run on `sloppy`, the same operator in precision Sloppy (float under a
 // double `op`: mixed precision); x and the true residual are kept in Real. Norms and coefficients
 // are in double. Not converging within max_iterations is reported in the result, not thrown.
-template <class Real, class Sloppy>
-SolverResult cgnr(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sloppy, const typename EvenOddWilson<Real>::vector_type& b,
-                  const typename EvenOddWilson<Real>::vector_type& x, const SolverParams& params = {});
+template <class Real, class Sloppy, class Space>
+SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const typename EvenOddWilson<Real, Space>::vector_type& b,
+                  const typename EvenOddWilson<Real, Space>::vector_type& x, const SolverParams& params = {});
 
 // One precision throughout.
-template <class Real>
-SolverResult cgnr(const EvenOddWilson<Real>& op, const typename EvenOddWilson<Real>::vector_type& b,
-                  const typename EvenOddWilson<Real>::vector_type& x, const SolverParams& params = {}) {
+template <class Real, class Space>
+SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const typename EvenOddWilson<Real, Space>::vector_type& b,
+                  const typename EvenOddWilson<Real, Space>::vector_type& x, const SolverParams& params = {}) {
   return cgnr(op, op, b, x, params);
 }
 

@@ -23,11 +23,11 @@ namespace dslash::reliable {
 // with its directions, or starts afresh from it.
 enum class Step { Iterated, Updated, Restarted };
 
-template <class Real, class Sloppy>
+template <class Real, class Sloppy, class Space>
 class Updater {
  public:
-  using vector_type = typename EvenOddWilson<Real>::vector_type;
-  using sloppy_vector = typename EvenOddWilson<Sloppy>::vector_type;
+  using vector_type = typename EvenOddWilson<Real, Space>::vector_type;
+  using sloppy_vector = typename EvenOddWilson<Sloppy, Space>::vector_type;
   // A true residual that has not fallen below kProgress times the best one over kStalledUpdates
   // updates in a row: the sloppy precision's rounding floor; the solve stops there.
   static constexpr int kStalledUpdates = 3;
@@ -36,7 +36,7 @@ class Updater {
 
   // Checks the parameters; r_s = b - M x, x_s = 0. done() when that already meets the tolerance
   // (or b = 0, and x = 0).
-  Updater(const char* solver, const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sloppy, const vector_type& b,
+  Updater(const char* solver, const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const vector_type& b,
           const vector_type& x, const SolverParams& params, SolverResult& result)
       : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(norm2(b))),
         trivial_(solve_trivially(solver, params, b_norm_, x)) {
@@ -48,7 +48,7 @@ class Updater {
     increment_ = op.allocate(std::string(solver) + "_increment");
     r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
     x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
-    deep_copy(x_sloppy_, Sloppy(0));
+    fill(x_sloppy_, Sloppy(0));
     recompute();
     result_.history.push_back(relative_);
     best_ = relative_;
@@ -98,7 +98,7 @@ class Updater {
   void recompute() {
     convert(sloppy_, x_sloppy_, op_, increment_);
     axpy(Real(1), increment_, x_);
-    deep_copy(x_sloppy_, Sloppy(0));
+    fill(x_sloppy_, Sloppy(0));
     op_.residual(b_, x_, r_);
     convert(op_, r_, sloppy_, r_sloppy_);
     relative_ = std::sqrt(norm2(r_)) / b_norm_;
@@ -106,8 +106,8 @@ class Updater {
     recomputed_ = true;
   }
 
-  const EvenOddWilson<Real>& op_;
-  const EvenOddWilson<Sloppy>& sloppy_;
+  const EvenOddWilson<Real, Space>& op_;
+  const EvenOddWilson<Sloppy, Space>& sloppy_;
   const vector_type& b_;
   const vector_type& x_;
   const SolverParams& params_;

@@ -1,5 +1,5 @@
 #pragma once
-// EvenOddWilson<Real>: the Wilson matrix M = (4 + m) - D/2 (docs/CONVENTIONS.md) reduced to the even
+// EvenOddWilson<Real, Space>: the Wilson matrix M = (4 + m) - D/2 (docs/CONVENTIONS.md) reduced to the even
 // sites, on a DslashKernel's packed buffers. With a = 4 + m, M in even/odd blocks is
 //
 //   [ a           -D_{e<-o}/2 ] [x_e]   [b_e]
@@ -25,10 +25,13 @@
 
 namespace dslash {
 
-template <class Real>
+// Space: where its vectors live and its kernels run (HostSpace, or CudaSpace: every vector in device
+// memory, every BLAS loop a GPU kernel; only the reductions' sums come back to the host).
+template <class Real, class Space = HostSpace>
 class EvenOddWilson {
  public:
-  using vector_type = typename DslashKernel<Real>::spinor_view;
+  using vector_type = typename DslashKernel<Real, Space>::spinor_view;
+  using memory_space = Space;
 
   // config.out and config.dagger are set per kernel; the rest is taken as given. Throws
   // std::invalid_argument where a kernel refuses the configuration or 4 + mass is not positive.
@@ -52,20 +55,22 @@ class EvenOddWilson {
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
   void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
+  // ||v||^2 (in double), for callers that cannot run a loop in Space themselves (host code).
+  double norm2(const vector_type& v) const;
   // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }
-  // Wall-clock seconds spent in them: what a solve's time is compared with. The CPU kernels return
-  // when done; a backend whose apply() only launches will need a fence here.
+  // Wall-clock seconds spent in them (each fenced: a GPU launch returns before its kernel ends): what
+  // a solve's time is compared with.
   double dslash_seconds() const { return dslash_seconds_; }
 
  private:
-  const DslashKernel<Real>& kernel(Subset parity) const { return parity == Subset::Even ? d_eo_ : d_oe_; }
+  const DslashKernel<Real, Space>& kernel(Subset parity) const { return parity == Subset::Even ? d_eo_ : d_oe_; }
   // k.apply(in, out), counted and timed.
-  void hop(const DslashKernel<Real>& k, const vector_type& in, const vector_type& out) const;
+  void hop(const DslashKernel<Real, Space>& k, const vector_type& in, const vector_type& out) const;
 
   double mass_;
-  DslashKernel<Real> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
+  DslashKernel<Real, Space> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
   vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
   mutable std::int64_t dslash_count_ = 0;
   mutable double dslash_seconds_ = 0;
@@ -74,8 +79,8 @@ class EvenOddWilson {
 // dst (op_to's precision and layout) = src (op_from's), both even buffers: element by element where
 // the two layouts are the same (naive; the same precision), else through the fields on the host,
 // since the precisions' SIMD layouts differ in their lane counts (mrhs, vnode).
-template <class To, class From>
-void convert(const EvenOddWilson<From>& op_from, const typename EvenOddWilson<From>::vector_type& src, const EvenOddWilson<To>& op_to,
-             const typename EvenOddWilson<To>::vector_type& dst);
+template <class To, class From, class Space>
+void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& src, const EvenOddWilson<To, Space>& op_to,
+             const typename EvenOddWilson<To, Space>::vector_type& dst);
 
 }  // namespace dslash

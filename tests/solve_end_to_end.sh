@@ -34,13 +34,21 @@ solve vnode_mixed --in b.npy --prec mixed --tol 1e-10 --kernel vnode --dispatch 
 solve mrhs_mixed --in b8.npy --prec mixed --tol 1e-10 --kernel mrhs --simd sse2 --solver bicgstab
 solve naive_nrhs --in b8.npy --nrhs 8 --prec mixed --tol 1e-10
 grep -q "8 right-hand sides in one solve" mrhs_mixed.txt || fail "mrhs: not one solve of 8"
+# On a GPU: the same solves with the vectors in device memory.
+gpu=0
+if nvidia-smi -L > /dev/null 2>&1; then
+  gpu=1
+  solve gpu_mixed --in b.npy --prec mixed --tol 1e-10 --backend cuda
+  solve gpu_vnode --in b.npy --solver bicgstab --prec double --tol 1e-10 --kernel vnode --backend cuda
+fi
 # No files: a random gauge field and a point source.
 "$dslash" solve --random --lattice 4x4x4x4 --seed 2 --source point --mass 0.2 --out xp.npy > point.txt || fail "point source solve"
 [ -e xp.npy ] || fail "point source: no x"
 
 if have_numpy; then
-  /usr/bin/python3 - <<'PY'
+  GPU=$gpu /usr/bin/python3 - <<'PY'
 import json
+import os
 import numpy as np
 m = 0.1
 def check(name, b_file, tol):
@@ -72,6 +80,9 @@ j = check("mrhs_mixed", "b8.npy", 1e-10)
 assert len(j["solves"]) == 1 and j["solves"][0]["rhs"] == 8 and len(j["true_residuals"]) == 8
 j = check("naive_nrhs", "b8.npy", 1e-10)
 assert len(j["solves"]) == 8 and j["config"]["nrhs"] == 8
+if os.environ["GPU"] == "1":
+    for name in ("gpu_mixed", "gpu_vnode"):
+        assert check(name, "b.npy", 1e-10)["config"]["backend"] == "cuda", name
 PY
 fi
 
@@ -102,7 +113,11 @@ expect_message "--maxiter 0: too small" "${ok[@]}" --mass 0.1 --maxiter 0
 expect_message "gmres" "${ok[@]}" --mass 0.1 --solver gmres
 expect_message "half" "${ok[@]}" --mass 0.1 --prec half
 expect_message "--mass" solve --gauge U.nersc --in b.npy --out x.npy
-expect_message "not available yet" "${ok[@]}" --mass 0.1 --backend cuda
+if [ "$gpu" -eq 0 ]; then
+  expect_message "--backend cuda: \(no usable CUDA device\|no CUDA device\|this dslash was built without CUDA\)" "${ok[@]}" --mass 0.1 --backend cuda
+else
+  expect_message "--simd does not apply to --backend cuda" "${ok[@]}" --mass 0.1 --backend cuda --simd avx2
+fi
 expect_message "give the gauge field" solve --in b.npy --out x.npy --mass 0.1
 expect_message "--random needs --lattice" solve --random --out x.npy --mass 0.1
 expect_message "excludes" "${ok[@]}" --mass 0.1 --source point

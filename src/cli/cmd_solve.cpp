@@ -26,6 +26,9 @@
 #include "kernels/reference_dslash.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/cg.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash::cli {
 
@@ -72,15 +75,16 @@ std::function<void(int, double, bool)> progress(int every, bool terminal, const 
 }
 
 // Every solve in precision Real, iterating in Sloppy (Real = Sloppy: one precision; double and
-// float: mixed precision with reliable updates).
-template <class Real, class Sloppy>
+// float: mixed precision with reliable updates), with the vectors and kernels in Space (HostSpace:
+// the CPU; CudaSpace: the GPU, the fields crossing to the host only before and after each solve).
+template <class Real, class Sloppy, class Space>
 Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every) {
   const Geometry& g = u.geometry();
   const DslashConfig cfg = o.k.config(parse_kernel(o.kernel), per_solve);
-  const EvenOddWilson<Real> op(convert_precision<Real>(u), o.mass, cfg);
-  std::optional<EvenOddWilson<Sloppy>> own_sloppy;
+  const EvenOddWilson<Real, Space> op(convert_precision<Real>(u), o.mass, cfg);
+  std::optional<EvenOddWilson<Sloppy, Space>> own_sloppy;
   if constexpr (!std::is_same_v<Real, Sloppy>) own_sloppy.emplace(convert_precision<Sloppy>(u), o.mass, cfg);
-  const EvenOddWilson<Sloppy>& sloppy = [&]() -> const EvenOddWilson<Sloppy>& {
+  const EvenOddWilson<Sloppy, Space>& sloppy = [&]() -> const EvenOddWilson<Sloppy, Space>& {
     if constexpr (std::is_same_v<Real, Sloppy>) return op;
     else return *own_sloppy;
   }();
@@ -101,7 +105,7 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
     SolveRecord rec{.first = first, .count = per_solve};
     // The odd rows are solved exactly, so ||b - M x|| = ||b_hat - M_ee_hat x_e||: the even system's
     // tolerance is the full one's times ||b|| / ||b_hat||.
-    rec.scale = std::sqrt(norm2(b_hat) / (norm2(be) + norm2(bo)));
+    rec.scale = std::sqrt(op.norm2(b_hat) / (op.norm2(be) + op.norm2(bo)));
     const std::string what = "solve " + std::to_string(first / per_solve + 1) + "/" + std::to_string(b.size() / static_cast<std::size_t>(per_solve));
     SolverParams params{.tolerance = o.tol / rec.scale, .max_iterations = o.maxiter};
     params.progress = progress(print_every, terminal, what, rec.scale);
@@ -133,6 +137,14 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
     out.solves.push_back(std::move(rec));
   }
   return out;
+}
+
+template <class Real, class Sloppy>
+Outcome solve_on(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every) {
+#if defined(DSLASH_HAVE_CUDA)
+  if (o.backend == "cuda") return solve_all<Real, Sloppy, CudaSpace>(o, u, b, per_solve, print_every);
+#endif
+  return solve_all<Real, Sloppy, HostSpace>(o, u, b, per_solve, print_every);
 }
 
 // The right-hand sides: from --in, or --source point (right-hand side r: 1 at lattice site r / 12,
@@ -201,7 +213,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", o->json, "write the figures, the residual history and the configuration to this JSON file");
   add_backend_option(*cmd, o->backend);
   cmd->callback([o, cmd, &exit_code] {
-    if (o->backend == "cuda") throw std::invalid_argument("solve: --backend cuda not available yet");
+    if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads"});
     if (mpi_world_size() > 1) throw std::invalid_argument("solve: runs in one process; it is not available under mpirun yet");
     if (o->gauge.empty() && !o->random) throw std::invalid_argument("solve: give the gauge field: --gauge U.nersc, or --random with --lattice");
     if (o->random && cmd->count("--lattice") == 0) throw std::invalid_argument("solve: --random needs --lattice");
@@ -229,9 +241,9 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     const int n = static_cast<int>(b.size());
     const int per_solve = o->kernel == "mrhs" ? n : 1;
     const int print_every = o->print_every >= 0 ? o->print_every : (isatty(fileno(stderr)) ? 10 : 0);
-    const Outcome out = o->prec == "double"   ? solve_all<double, double>(*o, u, b, per_solve, print_every)
-                        : o->prec == "single" ? solve_all<float, float>(*o, u, b, per_solve, print_every)
-                                              : solve_all<double, float>(*o, u, b, per_solve, print_every);
+    const Outcome out = o->prec == "double"   ? solve_on<double, double>(*o, u, b, per_solve, print_every)
+                        : o->prec == "single" ? solve_on<float, float>(*o, u, b, per_solve, print_every)
+                                              : solve_on<double, float>(*o, u, b, per_solve, print_every);
 
     // The figures over every solve.
     int iterations = 0, updates = 0;
@@ -258,10 +270,14 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     const double gflops = time_s > 0 ? flops / time_s / 1e9 : 0.0, over_dslash = dslash_s > 0 ? time_s / dslash_s : 0.0;
     // The applications by precision: the precise operator's are single only in a single-precision solve.
     const std::int64_t in_double = o->prec == "single" ? 0 : precise_dslash, in_single = o->prec == "single" ? precise_dslash : sloppy_dslash;
-    const DslashConfig cfg = o->k.config(parse_kernel(o->kernel), per_solve);
+    DslashConfig cfg = o->k.config(parse_kernel(o->kernel), per_solve);
+    if (o->backend == "cuda") {  // what the GPU kernels run with (DslashKernel<Real, CudaSpace>)
+      cfg.isa = SimdIsa::Simt;
+      cfg.layout = SpinorLayout::Left;
+    }
 
-    std::printf("solve: %s, %s precision, kernel %s (%s, %s), lattice %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
-                o->kernel.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), g.to_string().c_str(), o->mass, o->tol, rhs_text(n).c_str(),
+    std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s), lattice %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
+                o->kernel.c_str(), o->backend.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), g.to_string().c_str(), o->mass, o->tol, rhs_text(n).c_str(),
                 per_solve > 1 ? " in one solve" : "");
     std::printf("%s: %d iterations, %d reliable updates, %.4f s, %.4f ms per iteration\n", converged ? "converged" : "NOT converged", iterations,
                 updates, time_s, 1e3 * per_iteration);

@@ -10,12 +10,14 @@ struct Serial {
   static constexpr const char* name = "serial";
   static constexpr int max_team_size = 1;  // one thread, so teams of one
   static int concurrency() { return 1; }
+  static void fence() {}  // a pattern has finished when it returns
 };
 
 struct OpenMP {
   static constexpr const char* name = "openmp";
   static constexpr int max_team_size = 256;  // teams may oversubscribe cores
   static int concurrency() { return omp_get_max_threads(); }
+  static void fence() {}  // a parallel region has finished when it returns
 };
 
 using DefaultExecutionSpace = OpenMP;

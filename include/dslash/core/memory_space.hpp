@@ -9,12 +9,15 @@
 #include <new>
 #include <string>
 
+#include "dslash/core/execution_space.hpp"
+
 namespace dslash {
 
 inline constexpr std::size_t kViewAlignment = 64;  // one cache line; also AVX-512 load alignment
 inline constexpr std::size_t kHugePage = std::size_t{2} << 20;
 
 struct HostSpace {
+  using execution_space = DefaultExecutionSpace;  // where loops over its memory run by default
   static constexpr const char* name = "host";
   static constexpr bool host_accessible = true;
 

@@ -1,15 +1,17 @@
+#pragma once
+// BiCGStab's definition (solvers/bicgstab.hpp), instantiated per memory space by solvers/instantiate.hpp.
 #include "solvers/bicgstab.hpp"
 
 #include "solvers/reliable_update.hpp"
 
 namespace dslash {
 
-template <class Real, class Sloppy>
-SolverResult bicgstab(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sloppy, const typename EvenOddWilson<Real>::vector_type& b,
-                      const typename EvenOddWilson<Real>::vector_type& x, const SolverParams& params) {
+template <class Real, class Sloppy, class Space>
+SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const typename EvenOddWilson<Real, Space>::vector_type& b,
+                      const typename EvenOddWilson<Real, Space>::vector_type& x, const SolverParams& params) {
   using C = std::complex<double>;
   SolverResult result;
-  reliable::Updater<Real, Sloppy> updates("bicgstab", op, sloppy, b, x, params, result);
+  reliable::Updater<Real, Sloppy, Space> updates("bicgstab", op, sloppy, b, x, params, result);
   if (!updates.done()) {
     const PackedComplex layout = sloppy.complex_layout();
     const auto& r = updates.r_sloppy();  // also s = r - alpha v within an iteration
@@ -19,8 +21,8 @@ SolverResult bicgstab(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>
     C rho, alpha, omega;
     const auto start = [&] {
       deep_copy(r0, r);  // the shadow residual
-      deep_copy(p, Sloppy(0));
-      deep_copy(v, Sloppy(0));
+      fill(p, Sloppy(0));
+      fill(v, Sloppy(0));
       rho = alpha = omega = 1;
     };
     start();
@@ -54,12 +56,5 @@ SolverResult bicgstab(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>
   updates.finish();
   return result;
 }
-
-template SolverResult bicgstab<double, double>(const EvenOddWilson<double>&, const EvenOddWilson<double>&, const EvenOddWilson<double>::vector_type&,
-                                               const EvenOddWilson<double>::vector_type&, const SolverParams&);
-template SolverResult bicgstab<double, float>(const EvenOddWilson<double>&, const EvenOddWilson<float>&, const EvenOddWilson<double>::vector_type&,
-                                              const EvenOddWilson<double>::vector_type&, const SolverParams&);
-template SolverResult bicgstab<float, float>(const EvenOddWilson<float>&, const EvenOddWilson<float>&, const EvenOddWilson<float>::vector_type&,
-                                             const EvenOddWilson<float>::vector_type&, const SolverParams&);
 
 }  // namespace dslash

@@ -1,14 +1,16 @@
+#pragma once
+// CGNR's definition (solvers/cg.hpp), instantiated per memory space by solvers/instantiate.hpp.
 #include "solvers/cg.hpp"
 
 #include "solvers/reliable_update.hpp"
 
 namespace dslash {
 
-template <class Real, class Sloppy>
-SolverResult cgnr(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sloppy, const typename EvenOddWilson<Real>::vector_type& b,
-                  const typename EvenOddWilson<Real>::vector_type& x, const SolverParams& params) {
+template <class Real, class Sloppy, class Space>
+SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const typename EvenOddWilson<Real, Space>::vector_type& b,
+                  const typename EvenOddWilson<Real, Space>::vector_type& x, const SolverParams& params) {
   SolverResult result;
-  reliable::Updater<Real, Sloppy> updates("cgnr", op, sloppy, b, x, params, result);
+  reliable::Updater<Real, Sloppy, Space> updates("cgnr", op, sloppy, b, x, params, result);
   if (!updates.done()) {
     const auto& r = updates.r_sloppy();
     const auto& x_s = updates.x_sloppy();
@@ -36,12 +38,5 @@ SolverResult cgnr(const EvenOddWilson<Real>& op, const EvenOddWilson<Sloppy>& sl
   updates.finish();
   return result;
 }
-
-template SolverResult cgnr<double, double>(const EvenOddWilson<double>&, const EvenOddWilson<double>&, const EvenOddWilson<double>::vector_type&,
-                                           const EvenOddWilson<double>::vector_type&, const SolverParams&);
-template SolverResult cgnr<double, float>(const EvenOddWilson<double>&, const EvenOddWilson<float>&, const EvenOddWilson<double>::vector_type&,
-                                          const EvenOddWilson<double>::vector_type&, const SolverParams&);
-template SolverResult cgnr<float, float>(const EvenOddWilson<float>&, const EvenOddWilson<float>&, const EvenOddWilson<float>::vector_type&,
-                                         const EvenOddWilson<float>::vector_type&, const SolverParams&);
 
 }  // namespace dslash

@@ -1,0 +1,106 @@
+#pragma once
+// EvenOddWilson's definition (solvers/wilson_operator.hpp), instantiated per memory space by
+// solvers/instantiate.hpp.
+#include "solvers/wilson_operator.hpp"
+
+#include <chrono>
+#include <stdexcept>
+
+#include "dslash/lattice/field_ops.hpp"
+
+namespace dslash {
+
+namespace eo_wilson_detail {
+
+inline DslashConfig with(DslashConfig c, Subset out, bool dagger) {
+  c.out = out;
+  c.dagger = dagger;
+  return c;
+}
+
+inline double checked_mass(double mass) {
+  if (!(4 + mass > 0)) throw std::invalid_argument("EvenOddWilson: 4 + mass must be positive (mass = " + std::to_string(mass) + ")");
+  return mass;
+}
+
+}  // namespace eo_wilson_detail
+
+template <class Real, class Space>
+EvenOddWilson<Real, Space>::EvenOddWilson(const GaugeField<Real>& u, double mass, const DslashConfig& config)
+    : mass_(eo_wilson_detail::checked_mass(mass)),
+      d_eo_(u, eo_wilson_detail::with(config, Subset::Even, false)),
+      d_oe_(u, eo_wilson_detail::with(config, Subset::Odd, false)),
+      d_eo_dagger_(u, eo_wilson_detail::with(config, Subset::Even, true)),
+      d_oe_dagger_(u, eo_wilson_detail::with(config, Subset::Odd, true)),
+      odd_scratch_(d_oe_.allocate_spinors("eo_wilson_odd_scratch")) {}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::pack(const std::vector<SpinorField<Real>>& fields, const vector_type& packed) const {
+  if (fields.empty()) throw std::invalid_argument("EvenOddWilson::pack: no fields");
+  // The kernel whose input has the fields' parity.
+  kernel(neighbour_subset(fields.front().subset())).pack(fields, packed);
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::unpack(const vector_type& packed, std::vector<SpinorField<Real>>& fields) const {
+  if (fields.empty()) throw std::invalid_argument("EvenOddWilson::unpack: no fields");
+  kernel(fields.front().subset()).unpack(packed, fields);
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::apply(const vector_type& in, const vector_type& out, bool dagger) const {
+  const double a = 4 + mass_;
+  hop(dagger ? d_oe_dagger_ : d_oe_, in, odd_scratch_);
+  hop(dagger ? d_eo_dagger_ : d_eo_, odd_scratch_, out);
+  axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::residual(const vector_type& b, const vector_type& x, const vector_type& r) const {
+  apply(x, r);
+  xpay(b, Real(-1), r);
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const {
+  hop(d_eo_, b_odd, b_hat);
+  xpay(b_even, static_cast<Real>(1 / (2 * (4 + mass_))), b_hat);
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const {
+  const double a = 4 + mass_;
+  hop(d_oe_, x_even, x_odd);
+  axpby(static_cast<Real>(1 / a), b_odd, static_cast<Real>(1 / (2 * a)), x_odd);
+}
+
+template <class Real, class Space>
+double EvenOddWilson<Real, Space>::norm2(const vector_type& v) const {
+  return dslash::norm2(v);
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::hop(const DslashKernel<Real, Space>& k, const vector_type& in, const vector_type& out) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  k.apply(in, out);
+  Space::execution_space::fence();  // a GPU launch returns before the kernel ends
+  dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  ++dslash_count_;
+}
+
+template <class To, class From, class Space>
+void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& src, const EvenOddWilson<To, Space>& op_to,
+             const typename EvenOddWilson<To, Space>::vector_type& dst) {
+  if (op_from.complex_layout() == op_to.complex_layout()) {
+    convert_copy(src, dst);
+    return;
+  }
+  std::vector<SpinorField<From>> fields;
+  for (int r = 0; r < op_from.config().nrhs; ++r) fields.emplace_back(op_from.geometry(), Subset::Even);
+  op_from.unpack(src, fields);
+  std::vector<SpinorField<To>> converted;
+  for (const auto& f : fields) converted.push_back(convert_precision<To>(f));
+  op_to.pack(converted, dst);
+}
+
+}  // namespace dslash

@@ -1,0 +1,101 @@
+// The solvers on the GPU (vectors in device memory, BLAS and reductions as GPU kernels): each
+// solution checked on the host with the scalar reference Wilson matrix in double on the full
+// lattice, as tests/test_solvers.cpp does on the CPU. Without a usable GPU every test reports itself
+// skipped with the reason.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "dslash/core/backend/cuda/space.hpp"
+#include "dslash/lattice/field_ops.hpp"
+#include "kernels/reference_dslash.hpp"
+#include "solvers/bicgstab.hpp"
+#include "solvers/cg.hpp"
+#include "test_support.hpp"
+
+namespace dslash {
+namespace {
+
+constexpr double kMass = 0.1;
+
+struct GpuSolve {
+  KernelFamily kernel;
+  bool bicgstab;
+  const char* prec;  // "double", "single" or "mixed"
+};
+
+// M x = b through the even sites on the GPU; returns ||b - M x|| / ||b|| from the reference operator.
+template <class Real, class Sloppy>
+double solve_on_gpu(const GaugeField<double>& u, const SpinorField<double>& b, const GpuSolve& v, double tolerance, SolverResult& result) {
+  const Geometry& g = u.geometry();
+  const DslashConfig config{.kernel = v.kernel, .dispatch = Dispatch::Range};
+  const EvenOddWilson<Real, CudaSpace> op(convert_precision<Real>(u), kMass, config);
+  const EvenOddWilson<Sloppy, CudaSpace> sloppy(convert_precision<Sloppy>(u), kMass, config);
+  std::vector<SpinorField<Real>> even, odd;
+  const SpinorField<Real> b_real = convert_precision<Real>(b);
+  copy_sites(b_real, even.emplace_back(g, Subset::Even));
+  copy_sites(b_real, odd.emplace_back(g, Subset::Odd));
+  const auto be = op.allocate("b_e"), bo = op.allocate("b_o"), b_hat = op.allocate("b_hat"), xe = op.allocate("x_e"), xo = op.allocate("x_o");
+  op.pack(even, be);
+  op.pack(odd, bo);
+  op.prepare_source(be, bo, b_hat);
+  deep_copy(xe, Real(0));
+  // The even system's tolerance that gives the full one's (the odd rows are solved exactly).
+  const double scale = std::sqrt(op.norm2(b_hat) / (op.norm2(be) + op.norm2(bo)));
+  const SolverParams params{.tolerance = tolerance / scale, .max_iterations = 2000};
+  result = v.bicgstab ? bicgstab(op, sloppy, b_hat, xe, params) : cgnr(op, sloppy, b_hat, xe, params);
+  op.reconstruct(xe, bo, xo);
+  op.unpack(xe, even);
+  op.unpack(xo, odd);
+  SpinorField<double> x(g, Subset::Full), x_odd(g, Subset::Full), mx(g, Subset::Full);
+  copy_sites(convert_precision<double>(even[0]), x);
+  copy_sites(convert_precision<double>(odd[0]), x_odd);
+  axpy(std::complex<double>(1), x_odd, x);
+  wilson_matrix_reference(u, x, mx, kMass);
+  axpy(std::complex<double>(-1), b, mx);
+  return std::sqrt(norm2(mx) / norm2(b));
+}
+
+class CudaSolvers : public ::testing::TestWithParam<GpuSolve> {
+ protected:
+  void SetUp() override {
+    const std::string why = cuda::unavailable_reason();
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+};
+
+// Double and mixed reach a double-precision tolerance, checked with the reference operator; single
+// reaches what single precision can (1e-5) and stops at its floor below that.
+TEST_P(CudaSolvers, SolutionMeetsTheToleranceWithTheReferenceOperator) {
+  const GpuSolve v = GetParam();
+  const Geometry g({8, 8, 8, 8});
+  GaugeField<double> u(g);
+  fill_random_su3(u, 23);
+  SpinorField<double> b(g, Subset::Full);
+  fill_gaussian(b, 41);
+  SolverResult result;
+  const std::string prec = v.prec;
+  const double tolerance = prec == "single" ? 1e-5 : 1e-10;
+  const double residual = prec == "double" ? solve_on_gpu<double, double>(u, b, v, tolerance, result)
+                          : prec == "single" ? solve_on_gpu<float, float>(u, b, v, tolerance, result)
+                                             : solve_on_gpu<double, float>(u, b, v, tolerance, result);
+  EXPECT_TRUE(result.converged) << result.breakdown;
+  // Single precision's own residual is computed in single: allow its rounding on top.
+  EXPECT_LT(residual, prec == "single" ? 2 * tolerance : 1.01 * tolerance);
+  if (prec == "mixed") {
+    EXPECT_GE(result.reliable_updates.size(), 3u);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Gpu, CudaSolvers,
+    ::testing::Values(GpuSolve{KernelFamily::Naive, false, "double"}, GpuSolve{KernelFamily::Naive, false, "single"},
+                      GpuSolve{KernelFamily::Naive, false, "mixed"}, GpuSolve{KernelFamily::Naive, true, "mixed"},
+                      GpuSolve{KernelFamily::Vnode, false, "mixed"}, GpuSolve{KernelFamily::Vnode, true, "double"}),
+    [](const auto& param_info) {
+      const GpuSolve& v = param_info.param;
+      return std::string(to_string(v.kernel)) + (v.bicgstab ? "_bicgstab_" : "_cgnr_") + v.prec;
+    });
+
+}  // namespace
+}  // namespace dslash
