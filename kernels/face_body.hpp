@@ -29,6 +29,11 @@ struct FaceBody {
   // project backward our upper face (node 1); complete forward fills our upper face, backward our lower.
   int face_node() const { return a.forward == a.complete ? 1 : 0; }
 
+  // The face node's lanes come in runs of 2^bit: lanes [(2k + node) 2^bit, (2k + node + 1) 2^bit).
+  // Copied run by run with compile-time lengths (no per-lane test), so the compiler unrolls them.
+  template <int Mu>
+  static constexpr int kRun = kHalfLanes<Mu> ? 1 << lane_bit<W>(Mu) : W;
+
   template <int Mu>
   static void put(Real* dst, const Vec& v, int node) {
     if constexpr (!kHalfLanes<Mu>) {
@@ -36,8 +41,9 @@ struct FaceBody {
     } else {
       alignas(64) Real lanes[W];
       v.store_aligned(lanes);
-      for (int l = 0, k = 0; l < W; ++l)
-        if (((l >> lane_bit<W>(Mu)) & 1) == node) dst[k++] = lanes[l];
+      constexpr int R = kRun<Mu>;
+      for (int k = 0; k < W / (2 * R); ++k)
+        for (int j = 0; j < R; ++j) dst[k * R + j] = lanes[(2 * k + node) * R + j];
     }
   }
   template <int Mu>
@@ -45,8 +51,10 @@ struct FaceBody {
     if constexpr (!kHalfLanes<Mu>) {
       return Vec::load_unaligned(src);
     } else {
-      alignas(64) Real lanes[W];
-      for (int l = 0, k = 0; l < W; ++l) lanes[l] = ((l >> lane_bit<W>(Mu)) & 1) == node ? src[k++] : Real(0);
+      alignas(64) Real lanes[W] = {};
+      constexpr int R = kRun<Mu>;
+      for (int k = 0; k < W / (2 * R); ++k)
+        for (int j = 0; j < R; ++j) lanes[(2 * k + node) * R + j] = src[k * R + j];
       return Vec::load_aligned(lanes);
     }
   }

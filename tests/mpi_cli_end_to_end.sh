@@ -40,7 +40,8 @@ fi
 grep -q "check passed: 9 variant(s)" bench.err || fail "bench --check: $(cat bench.err)"
 [ "$(grep -c '^kernel' bench.txt)" -eq 1 ] || fail "bench printed more than one table"
 grep -q "GF/s rank" bench.txt || fail "no per-rank rate column"
-for key in gflops_per_rank rank_gflops comm_s compute_s halo_bytes_per_rank halo_GBs local_lattice rotating_sets bandwidth_samples_GBs fma_samples_GFLOPs; do
+for key in gflops_per_rank rank_gflops comm_s compute_s stages control overhead halo_bytes_per_rank halo_GBs exchange_only_GBs \
+           halo_percent_of_exchange_only halo_messages_per_rank local_lattice rotating_sets bandwidth_samples_GBs fma_samples_GFLOPs; do
   grep -q "\"$key\"" b.json || fail "bench JSON lacks $key"
 done
 # The same report as one process writes: every result carries the common fields, meta the timing rule.
@@ -56,8 +57,36 @@ for r in j["results"]:
         assert k in r, k
     assert r["time_min_s"] == min(r["times_s"]) and len(r["times_s"]) == 2, r["times_s"]
     assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6, r
+    # The stages (min <= median <= max over ranks), the no-halo control and the exchange-only ceiling.
+    names = [s["stage"] for s in r["stages"]]
+    assert names == ["project y fwd", "project y bwd", "project t fwd", "project t bwd", "post", "interior", "progress", "wait",
+                     "complete y fwd", "complete y bwd", "complete t fwd", "complete t bwd", "call", "transfer"], names
+    for s in r["stages"]:
+        assert 0 <= s["min_s"] <= s["median_s"] <= s["max_s"], s
+    c = r["control"]
+    assert c["time_min_s"] > 0 and len(c["times_s"]) == 2 and c["gflops_per_rank"] > 0, c
+    assert abs(c["overhead"] - (r["time_min_s"] / c["time_min_s"] - 1)) < 1e-9, c
+    assert r["exchange_only_GBs"] > 0 and r["halo_GBs"] > 0, r
+    assert abs(r["halo_percent_of_exchange_only"] - 100 * r["halo_GBs"] / r["exchange_only_GBs"]) < 1e-6, r
+    assert r["halo_messages_per_rank"] == 2, r  # y and t have extent 2: one peer each, both faces in one message
+    assert j["meta"]["comms_overlap"] == "chunks" and j["meta"]["halo_messages"] == "per-peer", j["meta"]
 PY
 fi
+grep -q "halo at [0-9]*% of what MPI moves here" bench.txt || fail "no halo-vs-MPI line: $(cat bench.txt)"
+grep -q "overhead" bench.txt || fail "no overhead column"
+
+# Every progress strategy and one message per face pass --check; --verbose breaks each call into stages.
+for overlap in off chunks thread; do
+  "$mpirun" -np 2 "$dslash" bench --lattice 8x8x8x8 --mpi 2.1.1.1 --kernel vnode --prec single --iters 3 --warmup 1 --check \
+    --comms-overlap $overlap --halo-messages per-face --halo-chunks 3 --verbose > verbose.txt 2> verbose.err \
+    || fail "bench --comms-overlap $overlap: $(cat verbose.err)"
+  grep -q "check passed: 3 variant(s)" verbose.err || fail "--comms-overlap $overlap: $(cat verbose.err)"
+  for stage in "project x fwd" "project x bwd" post interior progress wait "complete x fwd" "complete x bwd" call transfer "control (no halo"; do
+    [ "$(grep -c "^#   $stage" verbose.txt)" -eq 3 ] || fail "--verbose lacks '$stage' for each variant: $(cat verbose.txt)"
+  done
+  grep -q "comms overlap $overlap, halo messages per-face" verbose.txt || fail "header: $(head -12 verbose.txt)"
+  grep -qF ", 2 message(s) each way)" verbose.txt || fail "per-face: not one message per face"
+done
 # Halo bytes per rank (naive, the first result): 12 reals x 8 bytes x 128 face sites (1024 local
 # sites / 4 / 2) x 2 faces x 2 split directions.
 grep -q '"halo_bytes_per_rank": 49152,' b.json || fail "halo bytes are not the projected half spinors: $(grep halo_bytes b.json | head -2)"
@@ -69,7 +98,7 @@ expect_mpi_error() {
   "$mpirun" -np "$np" "$dslash" "$@" > /dev/null 2> err.txt
   local rc=$?
   set -e
-  [ "$rc" -ne 0 ] || fail "'$*' on $np ranks succeeded"
+  [ "$rc" -eq 2 ] || fail "'$*' on $np ranks: exit $rc, expected 2"
   [ "$(grep -c "$pattern" err.txt)" -eq 1 ] || fail "'$*' on $np ranks: expected '$pattern' once, got: $(cat err.txt)"
 }
 expect_mpi_error 2 "is a grid of 3 ranks, but 2 were started" bench --lattice 8x8x8x8 --mpi 1.1.1.3 --iters 1
@@ -77,6 +106,11 @@ expect_mpi_error 4 "L2 (z) = 6 is not divisible by 4 ranks" bench --lattice 8x8x
 expect_mpi_error 4 "leaves a local extent of 1 in t" bench --lattice 8x8x8x4 --mpi 1.1.1.4 --iters 1
 expect_mpi_error 2 "local 8x8x8x2" bench --lattice 8x8x8x4 --mpi 1.1.1.2 --kernel vnode --simd emulated512 --iters 1
 expect_mpi_error 2 "say how they split the lattice with --mpi" bench --lattice 8x8x8x8 --iters 1
+expect_mpi_error 4 "is a grid of 2 ranks, but 4 were started" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
+expect_mpi_error 3 "L0 (x) = 8 is not divisible by 3 ranks" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 3.1.1.1
+expect_mpi_error 2 "verbose requires --mpi" bench --lattice 8x8x8x8 --iters 1 --verbose
+expect_mpi_error 2 "comms-overlap: sometimes not in {on,off,chunks,thread}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --comms-overlap sometimes
+expect_mpi_error 2 "halo-chunks 0: too small" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-chunks 0
 expect_mpi_error 2 "expected four rank counts" bench --mpi 1.2 --iters 1
 expect_mpi_error 2 "missing.nersc" apply --gauge missing.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
 [ ! -e x.npy ] || fail "a failed apply left x.npy"

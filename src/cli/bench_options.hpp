@@ -17,8 +17,10 @@ struct BenchOptions {
   Coord dims{32, 32, 32, 32};
   std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
   std::string backend = "cpu";
+  std::string halo_messages = "per-peer";  // with --mpi: one message per peer, or per-face
+  int halo_chunks = 0;                     // with --mpi --comms-overlap chunks: interior slabs (0: automatic)
   int nrhs = 0, threads = 0, iters = 10, warmup = 2;
-  bool dagger = false, check = false, csv = false, traffic = false;
+  bool dagger = false, check = false, csv = false, traffic = false, verbose = false;
   std::uint64_t seed = 1;
   MpiOptions mpi;
 };

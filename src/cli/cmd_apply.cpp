@@ -104,12 +104,12 @@ void apply_distributed(ApplyOptions& o) {
   for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const int per_call = spinors_per_call(o, in.size());
   mpi::HaloDslash<Real> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call));
-  struct Overlapped {  // HaloDslash with the overlap choice bound, as apply_each calls it
+  struct Overlapped {  // HaloDslash with the progress strategy bound, as apply_each calls it
     mpi::HaloDslash<Real>& d;
-    bool overlap;
+    mpi::Progress progress;
     Subset in_subset() const { return d.in_subset(); }
-    std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& v) { return d.apply(v, overlap); }
-  } op{d, o.mpi.overlapped()};
+    std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& v) { return d.apply(v, progress); }
+  } op{d, mpi::parse_progress(o.mpi.overlap)};
   const std::vector<SpinorField<double>> out_local = apply_each<Real>(op, per_call, in);
   std::vector<SpinorField<double>> out;
   for (const SpinorField<double>& chi : out_local)

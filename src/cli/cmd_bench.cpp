@@ -177,6 +177,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--json", o->json, "write every figure and the run header to this JSON file");
   cmd->add_flag("--csv", o->csv, "print CSV instead of a table");
   add_mpi_options(*cmd, o->mpi);
+  cmd->add_flag("--verbose", o->verbose, "with --mpi: each variant's call stage by stage (project, post, interior, wait, complete)")->needs("--mpi");
+  cmd->add_option("--halo-messages", o->halo_messages, "with --mpi: one message per neighbouring rank (per-peer) or per face")
+      ->check(CLI::IsMember({"per-peer", "per-face"}))->capture_default_str()->needs("--mpi");
+  add_int_option(*cmd, "--halo-chunks", o->halo_chunks, 1, 4096, "with --mpi --comms-overlap chunks: interior slabs (default: automatic)")
+      ->needs("--mpi");
   add_backend_option(*cmd, o->backend);
   cmd->callback([o, cmd, &exit_code] {
     if (o->kernel == "naive" || o->kernel == "vnode")

@@ -2,13 +2,20 @@
 // process grid, with halo exchange. Rank 0 prints; the others only compute and communicate.
 //   per call : the slowest rank's wall time (a barrier starts every call)
 //   GFLOP/s  : total = 1320 x global sites x nrhs / best call; per rank = total / ranks
-//   comm     : projecting faces + waiting for halos; compute: interior kernel + boundary completion
-//              (per call, the slowest rank's, averaged over the timed calls)
-//   halo     : bytes each rank sends per call, and their rate in an exchange-only loop
+//   stages   : each rank's median over the timed calls of each stage of HaloDslash::apply (project
+//              and complete per direction, post, interior, progress tests, wait), then min / median /
+//              max over the ranks; comm = project + post + wait, compute = interior + progress +
+//              complete, the slowest rank's
+//   control  : every rank at once runs the same local lattice with periodic wrap and no messages
+//              (the single-process kernel, same threads), timed by the same rule; overhead =
+//              decomposed call / control call - 1
+//   halo     : bytes each rank sends per call; the Dslash's exchange (project, post, wait) against
+//              the same messages moved with nothing else (post, wait: the exchange-only ceiling)
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 
@@ -25,20 +32,51 @@ namespace dslash::cli {
 
 namespace {
 
+// One figure over the ranks: min / median / max of each rank's median over its calls.
+struct OverRanks {
+  double min = 0, median = 0, max = 0;
+};
+
+OverRanks over_ranks(const std::vector<double>& per_call, MPI_Comm comm) {
+  const double mine = bench::summarize_times(per_call).median;
+  int ranks = 1;
+  MPI_Comm_size(comm, &ranks);
+  std::vector<double> all(static_cast<std::size_t>(ranks));
+  MPI_Allgather(&mine, 1, MPI_DOUBLE, all.data(), 1, MPI_DOUBLE, comm);
+  const bench::TimeSummary s = bench::summarize_times(all);
+  return {s.min, s.median, s.max};
+}
+
+struct Stage {
+  std::string name;  // "project z fwd", "post", "interior", ..., "call"
+  OverRanks seconds;
+};
+
 // A variant's figures as every bench reports them (times per call, slowest rank; rates of all ranks
 // together), and what only a run over ranks has.
 struct MpiResult : bench::VariantResult {
   double gflops_per_rank = 0;
-  double comm_s = 0, compute_s = 0, halo_GBs = 0;
-  double project_s = 0, interior_s = 0, wait_s = 0, complete_s = 0;  // the phases of comm and compute
-  std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
+  double comm_s = 0, compute_s = 0;
+  std::vector<Stage> stages;  // in call order, then the call itself and the transfer (which overlaps them)
   std::vector<double> rank_gflops;  // each rank's own rate: local flops / its own best call
+  // The no-halo control: the same local lattice on every rank, no messages.
+  std::vector<double> control_times;
+  double control_min = 0, control_median = 0, control_gflops_per_rank = 0, overhead = 0;
+  // Halo bytes per rank and call; the Dslash's exchange and the exchange-only ceiling, best calls.
+  std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
+  int messages = 0;  // sent per rank and call
+  double halo_GBs = 0, exchange_only_GBs = 0, halo_percent = 0;
 };
 
 nlohmann::json mpi_fields(const MpiResult& r) {
+  nlohmann::json stages = nlohmann::json::array();
+  for (const Stage& s : r.stages) stages.push_back({{"stage", s.name}, {"min_s", s.seconds.min}, {"median_s", s.seconds.median}, {"max_s", s.seconds.max}});
   return {{"gflops_per_rank", r.gflops_per_rank}, {"rank_gflops", r.rank_gflops}, {"comm_s", r.comm_s}, {"compute_s", r.compute_s},
-          {"project_s", r.project_s}, {"interior_s", r.interior_s}, {"wait_s", r.wait_s}, {"complete_s", r.complete_s},
-          {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected}, {"halo_GBs", r.halo_GBs}};
+          {"stages", stages},
+          {"control", {{"time_min_s", r.control_min}, {"time_median_s", r.control_median}, {"times_s", r.control_times},
+                       {"gflops_per_rank", r.control_gflops_per_rank}, {"overhead", r.overhead}}},
+          {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected}, {"halo_messages_per_rank", r.messages},
+          {"halo_GBs", r.halo_GBs}, {"exchange_only_GBs", r.exchange_only_GBs}, {"halo_percent_of_exchange_only", r.halo_percent}};
 }
 
 // Ranks that share this rank's node (and its last-level cache).
@@ -57,11 +95,61 @@ double reduce_max(double v, MPI_Comm comm) {
   return r;
 }
 
+// Every call of a bench starts at a barrier and is timed to the slowest rank.
+struct CallTimer {
+  MPI_Comm comm;
+  double my_best = 1e30;
+  std::vector<double> slowest;
+  void operator()(const std::function<void()>& call, bool record = true) {
+    MPI_Barrier(comm);
+    const double t0 = MPI_Wtime();
+    call();
+    const double mine = MPI_Wtime() - t0;
+    const double all = reduce_max(mine, comm);
+    if (!record) return;
+    my_best = std::min(my_best, mine);
+    slowest.push_back(all);
+  }
+};
+
+// The stages of HaloDslash::apply, per direction where they have one, over the ranks.
+std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector<mpi::HaloCallTimes>& calls) {
+  std::vector<Stage> stages;
+  const auto add = [&](std::string name, const std::function<double(const mpi::HaloCallTimes&)>& pick) {
+    std::vector<double> v;
+    for (const auto& c : calls) v.push_back(pick(c));
+    stages.push_back({std::move(name), over_ranks(v, grid.comm())});
+  };
+  static constexpr const char* kDir[4] = {"x", "y", "z", "t"};
+  const auto per_direction = [&](const char* stage, auto member) {
+    for (std::size_t mu = 0; mu < 4; ++mu)
+      if (grid.split(static_cast<int>(mu)))
+        for (std::size_t h = 0; h < 2; ++h)
+          add(std::string(stage) + " " + kDir[mu] + (h == 0 ? " fwd" : " bwd"), [=](const mpi::HaloCallTimes& c) { return (c.*member)[mu][h]; });
+  };
+  per_direction("project", &mpi::HaloCallTimes::project);
+  add("post", [](const auto& c) { return c.post; });
+  add("interior", [](const auto& c) { return c.interior; });
+  add("progress", [](const auto& c) { return c.progress; });
+  add("wait", [](const auto& c) { return c.wait; });
+  per_direction("complete", &mpi::HaloCallTimes::complete);
+  add("call", [](const auto& c) { return c.call; });
+  add("transfer", [](const auto& c) { return c.transfer; });
+  return stages;
+}
+
+double sum_of(const mpi::HaloCallTimes& c, bool comm) {
+  double s = comm ? c.post + c.wait : c.interior + c.progress;
+  for (const auto& per_mu : comm ? c.project : c.complete) s += per_mu[0] + per_mu[1];
+  return s;
+}
+
 template <class Real>
 MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, const std::optional<GaugeField<Real>>& u_global,
                       const DslashConfig& request, const BenchOptions& o, const bench::CacheInfo& llc) {
   const bool root = grid.rank() == 0;
-  mpi::HaloDslash<Real> d(grid, u, request);
+  const mpi::Progress progress = mpi::parse_progress(o.mpi.overlap);
+  mpi::HaloDslash<Real> d(grid, u, request, {.coalesce = o.halo_messages == "per-peer", .chunks = o.halo_chunks});
   MpiResult r;
   r.cfg = d.kernel().config();
   r.label = d.kernel().label();
@@ -86,57 +174,83 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   // sets; the ranks on a node share its last-level cache.
   r.rotating_sets = bench::rotating_sets(llc.share(), d.kernel().link_bytes(), 2 * d.kernel().spinor_bytes());
   bench::RotatingSpinors<Real> sets(d.kernel(), in, r.rotating_sets);
+
+  CallTimer decomposed{grid.comm()};
   const auto apply_next = [&] {
     const std::size_t k = sets.advance();
-    d.apply(sets.in[k], sets.out[k], o.mpi.overlapped());
+    d.apply(sets.in[k], sets.out[k], progress);
   };
-
-  const auto timed = [&](auto&& call) {
-    MPI_Barrier(grid.comm());
-    const double t0 = MPI_Wtime();
-    call();
-    const double mine = MPI_Wtime() - t0;
-    return std::pair{mine, reduce_max(mine, grid.comm())};
-  };
-  for (int i = 0; i < o.warmup; ++i) timed(apply_next);
+  for (int i = 0; i < o.warmup; ++i) decomposed(apply_next, false);
   d.reset_times();
-  double my_best = 1e30;
-  for (int i = 0; i < o.iters; ++i) {
-    const auto [mine, slowest] = timed(apply_next);
-    my_best = std::min(my_best, mine);
-    r.times.push_back(slowest);
-  }
-  const mpi::HaloTimes& t = d.times();
-  r.comm_s = reduce_max(t.comm() / t.calls, grid.comm());
-  r.compute_s = reduce_max(t.compute() / t.calls, grid.comm());
-  r.project_s = reduce_max(t.project / t.calls, grid.comm());
-  r.interior_s = reduce_max(t.interior / t.calls, grid.comm());
-  r.wait_s = reduce_max(t.wait / t.calls, grid.comm());
-  r.complete_s = reduce_max(t.complete / t.calls, grid.comm());
+  for (int i = 0; i < o.iters; ++i) decomposed(apply_next);
+  r.times = decomposed.slowest;
+  r.stages = stage_figures(grid, d.times());
+  std::vector<double> comm, compute;
+  for (const auto& c : d.times()) comm.push_back(sum_of(c, true)), compute.push_back(sum_of(c, false));
+  r.comm_s = over_ranks(comm, grid.comm()).max;
+  r.compute_s = over_ranks(compute, grid.comm()).max;
 
-  double halo_best = 1e30;
-  for (int i = 0; i < std::max(3, o.iters); ++i) halo_best = std::min(halo_best, timed([&] { d.exchange(sets.in[0]); }).second);
+  // The no-halo control: the single-process kernel on the same local lattice, periodic, every rank at once.
+  {
+    DslashConfig cfg = r.cfg;
+    cfg.halo = {};
+    const DslashKernel<Real> control(u, cfg);
+    bench::RotatingSpinors<Real> control_sets(control, in, r.rotating_sets);
+    CallTimer timer{grid.comm()};
+    const auto control_next = [&] {
+      const std::size_t k = control_sets.advance();
+      control.apply(control_sets.in[k], control_sets.out[k]);
+    };
+    for (int i = 0; i < o.warmup; ++i) timer(control_next, false);
+    for (int i = 0; i < o.iters; ++i) timer(control_next);
+    r.control_times = timer.slowest;
+  }
+
+  // The halo: the Dslash's exchange and the same messages alone, interleaved so both see the same machine.
+  mpi::HaloExchange<Real> alone(grid, d.face_reals(), o.halo_messages == "per-peer");
+  CallTimer halo{grid.comm()}, ceiling{grid.comm()};
+  const auto exchange_only = [&] {
+    alone.start();
+    alone.wait();
+  };
+  halo([&] { d.exchange(sets.in[0]); }, false);
+  ceiling(exchange_only, false);
+  for (int i = 0; i < std::max(3, o.iters); ++i) {
+    halo([&] { d.exchange(sets.in[0]); });
+    ceiling(exchange_only);
+  }
   r.halo_bytes = d.halo_bytes();
+  r.messages = d.messages();
   for (int mu = 0; mu < 4; ++mu)
     if (grid.split(mu))  // 12 reals x face sites x 2 faces, per split direction
       r.halo_bytes_expected += 2ull * 12 * sizeof(Real) * static_cast<std::uint64_t>(r.cfg.nrhs) *
                                static_cast<std::uint64_t>(grid.local().volume() / grid.local().extent(mu) / (r.cfg.out == Subset::Full ? 1 : 2));
-  r.halo_GBs = r.halo_bytes > 0 ? static_cast<double>(r.halo_bytes) / halo_best / 1e9 : 0;
+  if (r.halo_bytes > 0) {
+    const auto best = [](const std::vector<double>& t) { return *std::min_element(t.begin(), t.end()); };
+    r.halo_GBs = static_cast<double>(r.halo_bytes) / best(halo.slowest) / 1e9;
+    r.exchange_only_GBs = static_cast<double>(r.halo_bytes) / best(ceiling.slowest) / 1e9;
+    r.halo_percent = 100 * r.halo_GBs / r.exchange_only_GBs;
+  }
 
   const bench::TimeSummary summary = bench::summarize_times(r.times);
   r.time_min = summary.min;
   r.time_median = summary.median;
   r.time_max = summary.max;
   r.spread = summary.spread;
+  const bench::TimeSummary control = bench::summarize_times(r.control_times);
+  r.control_min = control.min;
+  r.control_median = control.median;
+  r.overhead = r.time_min / r.control_min - 1;
 
   const bool cb = r.cfg.out != Subset::Full;
   const bench::ByteModel bytes = bench::bytes_per_site(cb, sizeof(Real), r.cfg.kernel == KernelFamily::Mrhs ? r.cfg.nrhs : 1);
   const double local_site_rhs = static_cast<double>(d.kernel().output_sites()) * r.cfg.nrhs;
   r.gflops = bench::kFlopsPerSite * local_site_rhs * grid.size() / r.time_min / 1e9;
   r.gflops_per_rank = r.gflops / grid.size();
+  r.control_gflops_per_rank = bench::kFlopsPerSite * local_site_rhs / r.control_min / 1e9;
   r.gbytes_model = bytes.model * local_site_rhs * grid.size() / r.time_min / 1e9;
   r.compulsory_bytes = bytes.compulsory;
-  const double mine = bench::kFlopsPerSite * local_site_rhs / my_best / 1e9;
+  const double mine = bench::kFlopsPerSite * local_site_rhs / decomposed.my_best / 1e9;
   r.rank_gflops.resize(static_cast<std::size_t>(grid.size()));
   MPI_Gather(&mine, 1, MPI_DOUBLE, r.rank_gflops.data(), 1, MPI_DOUBLE, 0, grid.comm());
 
@@ -150,6 +264,18 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
     if (root) r.check = bench::check_against_reference(*u_global, in_global, got, r.cfg.dagger);
   }
   return r;
+}
+
+// --verbose: where each variant's call goes, stage by stage, and the two comparisons.
+void print_breakdown(const MpiResult& r, int iters) {
+  std::printf("\n# %s: stages of one call, ms: min / median / max over the ranks of each rank's median over %d calls\n", r.label.c_str(), iters);
+  for (const Stage& s : r.stages) {
+    const char* note = s.name == "call" ? "  (the stages above add up to about this)"
+                       : s.name == "transfer" ? "  (post -> every message seen done: overlaps the interior)" : "";
+    std::printf("#   %-16s %9.4f %9.4f %9.4f%s\n", s.name.c_str(), 1e3 * s.seconds.min, 1e3 * s.seconds.median, 1e3 * s.seconds.max, note);
+  }
+  std::printf("#   control (no halo, every rank at once): best %.4f ms, median %.4f ms; decomposed best %.4f ms, median %.4f ms\n",
+              1e3 * r.control_min, 1e3 * r.control_median, 1e3 * r.time_min, 1e3 * r.time_median);
 }
 
 template <class Real>
@@ -167,16 +293,18 @@ int run(const BenchOptions& o) {
   const int team = o.team_size.empty() ? 1 : std::stoi(o.team_size);  // the parser took only 1..max
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
-  const bool overlap = o.mpi.overlapped();
+  const char* progress = mpi::to_string(mpi::parse_progress(o.mpi.overlap));
   run.title = "dslash bench over MPI";
   run.where = grid.describe();
   run.distributed = true;
   run.sites_per_parity = grid.local().half_volume();
   run.footprint_bytes = bench::footprint_bytes<Real>(grid.local());
   run.llc = bench::last_level_cache(ranks_per_node(grid.comm()));  // the ranks on a node share its cache
-  run.notes = {std::string("comms overlap ") + (overlap ? "on" : "off") + "; comm/compute per call, slowest rank"};
+  run.notes = {std::string("comms overlap ") + progress + ", halo messages " + o.halo_messages +
+               "; comm/compute per call: the slowest rank's median; control: the same local lattice with no halo, every rank at once"};
   run.extra = {{"local_lattice", grid.local().extents()}, {"grid", grid.grid()}, {"ranks", grid.size()},
-               {"threads_per_rank", run.threads}, {"comms_overlap", overlap}};
+               {"threads_per_rank", run.threads}, {"comms_overlap", progress},
+               {"halo_messages", o.halo_messages}};
   // Every rank measures at once, as they run: the ceilings are one rank's share of the node.
   if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", run.threads);
   MPI_Barrier(grid.comm());
@@ -215,21 +343,31 @@ int run(const BenchOptions& o) {
   if (!root) return;
   bench::print_header(o.csv ? stderr : stdout, run, ceilings);
   if (o.csv) {
-    std::printf("%s,local_lattice,grid,ranks,comms_overlap,gflops_per_rank,comm_s,compute_s,halo_bytes_per_rank,halo_GBs\n",
+    std::printf("%s,local_lattice,grid,ranks,comms_overlap,gflops_per_rank,comm_s,compute_s,control_gflops_per_rank,overhead,"
+                "halo_bytes_per_rank,halo_GBs,exchange_only_GBs\n",
                 bench::csv_columns(false).c_str());
     for (const auto& r : results)
-      std::printf("%s,%s,%s,%d,%s,%.3f,%.6e,%.6e,%llu,%.3f\n", bench::csv_row(r, run, false).c_str(), grid.local().to_string().c_str(),
-                  mpi::grid_text(grid.grid()).c_str(), grid.size(), overlap ? "on" : "off", r.gflops_per_rank, r.comm_s, r.compute_s,
-                  static_cast<unsigned long long>(r.halo_bytes), r.halo_GBs);
+      std::printf("%s,%s,%s,%d,%s,%.3f,%.6e,%.6e,%.3f,%.4f,%llu,%.3f,%.3f\n", bench::csv_row(r, run, false).c_str(), grid.local().to_string().c_str(),
+                  mpi::grid_text(grid.grid()).c_str(), grid.size(), progress, r.gflops_per_rank, r.comm_s, r.compute_s,
+                  r.control_gflops_per_rank, r.overhead, static_cast<unsigned long long>(r.halo_bytes), r.halo_GBs, r.exchange_only_GBs);
   } else {
-    std::printf("%-6s %-8s %-7s %5s %9s %9s %11s %11s %7s %9s %9s %9s %9s\n", "kernel", "dispatch", "simd", "nrhs", "min ms", "median ms",
-                "GF/s total", "GF/s rank", "% roof", "comm ms", "comp ms", "halo KB", "halo GB/s");
+    std::printf("%-6s %-8s %-7s %5s %9s %9s %11s %11s %7s %9s %9s %9s %9s %9s %9s %9s\n", "kernel", "dispatch", "simd", "nrhs", "min ms",
+                "median ms", "GF/s total", "GF/s rank", "% roof", "ctrl rank", "overhead", "comm ms", "comp ms", "halo KB", "halo GB/s", "MPI GB/s");
     for (const auto& r : results)
-      std::printf("%-6s %-8s %-7s %5d %9.3f %9.3f %11.2f %11.2f %6.1f%% %9.3f %9.3f %9.1f %9.2f\n", to_string(r.cfg.kernel),
+      std::printf("%-6s %-8s %-7s %5d %9.3f %9.3f %11.2f %11.2f %6.1f%% %9.2f %8.1f%% %9.3f %9.3f %9.1f %9.2f %9.2f\n", to_string(r.cfg.kernel),
                   to_string(r.cfg.dispatch), to_string(r.cfg.isa), r.cfg.nrhs, 1e3 * r.time_min, 1e3 * r.time_median, r.gflops,
-                  r.gflops_per_rank, r.percent_of_roofline, 1e3 * r.comm_s, 1e3 * r.compute_s, static_cast<double>(r.halo_bytes) / 1024.0, r.halo_GBs);
-    std::printf("# halo KB: sent per rank per call = 12 reals x face sites x 2 faces x split directions (x nrhs)\n");
+                  r.gflops_per_rank, r.percent_of_roofline, r.control_gflops_per_rank, 100 * r.overhead, 1e3 * r.comm_s, 1e3 * r.compute_s,
+                  static_cast<double>(r.halo_bytes) / 1024.0, r.halo_GBs, r.exchange_only_GBs);
+    std::printf("# ctrl rank: GF/s per rank of the no-halo control; overhead: decomposed best call / control best call - 1\n");
+    std::printf("# halo KB: sent per rank per call = 12 reals x face sites x 2 faces x split directions (x nrhs); halo GB/s: the Dslash's "
+                "exchange (project, post, wait); MPI GB/s: the same messages alone (post, wait)\n");
+    for (const auto& r : results)
+      if (r.halo_bytes > 0)
+        std::printf("# %s: halo at %.0f%% of what MPI moves here (%.2f of %.2f GB/s, %d message(s) each way); overhead %+.0f%% against the no-halo control\n",
+                    r.label.c_str(), r.halo_percent, r.halo_GBs, r.exchange_only_GBs, r.messages, 100 * r.overhead);
     for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
+    if (o.verbose)
+      for (const auto& r : results) print_breakdown(r, o.iters);
   }
 
   if (!o.json.empty()) {

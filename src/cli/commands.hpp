@@ -67,7 +67,6 @@ struct MpiOptions {
   // True for a run over MPI ranks. Throws std::invalid_argument when --mpi is given to a build
   // without MPI, or when mpirun started several ranks but --mpi is missing.
   bool distributed() const;
-  bool overlapped() const { return overlap == "on"; }
 };
 void add_mpi_options(CLI::App& cmd, MpiOptions& options);
 int mpi_world_size();  // 1 unless MPI is initialised

@@ -146,8 +146,10 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
 void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
   auto* grid = cmd.add_option("--mpi", o.grid, "MPI process grid a.b.c.d, x first (Grid's convention); run under mpirun -np a*b*c*d")
                    ->type_name("a.b.c.d");
-  cmd.add_option("--comms-overlap", o.overlap, "compute the interior while the halos travel (with --mpi)")
-      ->check(CLI::IsMember({"on", "off"}))->capture_default_str()->needs(grid);
+  cmd.add_option("--comms-overlap", o.overlap,
+                 "compute the interior while the halos travel (with --mpi): chunks (MPI_Testall between slabs of the interior; on), "
+                 "thread (the master thread tests while the others compute), or off")
+      ->check(CLI::IsMember({"on", "off", "chunks", "thread"}))->capture_default_str()->needs(grid);
 }
 
 int mpi_world_size() {

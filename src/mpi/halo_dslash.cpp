@@ -1,9 +1,13 @@
 #include "mpi/halo_dslash.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
-#include <climits>
+#include <atomic>
 #include <optional>
 #include <stdexcept>
+#include <string>
+#include <thread>
 
 #include "mpi/mpi_session.hpp"
 
@@ -30,114 +34,173 @@ DslashKernel<Real> make_kernel(const ProcessGrid& grid, const GaugeField<Real>& 
   return std::move(*k);
 }
 
-// Tags: which face a message carries, so two messages between the same two ranks (a grid extent of
-// 2 makes the neighbours above and below one rank) cannot be confused.
-int tag(int mu, Hop hop) { return 2 * mu + (hop == Hop::Forward ? 0 : 1); }
+template <class Real>
+std::array<std::size_t, 4> reals_of(const DslashFaces<Real>& faces) {
+  std::array<std::size_t, 4> n{};
+  for (int mu = 0; mu < 4; ++mu) n[static_cast<std::size_t>(mu)] = faces.halo_reals(mu);
+  return n;
+}
+
+constexpr std::array<Hop, 2> kHops{Hop::Forward, Hop::Backward};
 
 }  // namespace
 
-template <class Real>
-HaloDslash<Real>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg)
-    : grid_(grid), kernel_(make_kernel(grid, local_u, cfg)), faces_(kernel_, local_u) {
-  for (int mu = 0; mu < 4; ++mu) {
-    const std::size_t n = faces_.halo_reals(mu);
-    if (n > static_cast<std::size_t>(INT_MAX)) throw CollectiveError("a face of " + grid.local().to_string() + " is too large for one MPI message");
-    for (int h = 0; h < 2; ++h) {
-      send_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)].resize(n);
-      receive_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)].resize(n);
-    }
-    halo_bytes_ += 2 * n * sizeof(Real);
+Progress parse_progress(std::string_view text) {
+  if (text == "off") return Progress::None;
+  if (text == "on" || text == "chunks") return Progress::Chunks;
+  if (text == "thread") return Progress::Thread;
+  throw std::invalid_argument("comms overlap '" + std::string(text) + "': expected on, off, chunks or thread");
+}
+
+const char* to_string(Progress p) {
+  switch (p) {
+    case Progress::None: return "off";
+    case Progress::Chunks: return "chunks";
+    case Progress::Thread: return "thread";
   }
+  return "?";
+}
+
+double HaloCallTimes::stages() const {
+  double s = post + interior + progress + wait;
+  for (int mu = 0; mu < 4; ++mu)
+    for (int h = 0; h < 2; ++h) s += project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] + complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)];
+  return s;
 }
 
 template <class Real>
-void HaloDslash<Real>::start_exchange(const View<Real, 1>& in) {
-  const double t0 = MPI_Wtime();
-  requests_.clear();
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!grid_.split(mu)) continue;
-    for (Hop hop : {Hop::Forward, Hop::Backward}) {
-      // Our forward hops need the domain above's lower face; our backward hops the domain below's upper face.
-      std::vector<Real>& buf = receive_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)];
-      requests_.emplace_back();
-      MPI_Irecv(buf.data(), static_cast<int>(buf.size()), datatype<Real>(), grid_.neighbour(mu, hop == Hop::Forward ? +1 : -1),
-                tag(mu, hop), grid_.comm(), &requests_.back());
-    }
-  }
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!grid_.split(mu)) continue;
-    for (Hop hop : {Hop::Forward, Hop::Backward}) {
-      std::vector<Real>& buf = send_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)];
-      faces_.project(mu, hop, in, buf.data());
-      requests_.emplace_back();
-      MPI_Isend(buf.data(), static_cast<int>(buf.size()), datatype<Real>(), grid_.neighbour(mu, hop == Hop::Forward ? -1 : +1),
-                tag(mu, hop), grid_.comm(), &requests_.back());
-    }
-  }
-  times_.project += MPI_Wtime() - t0;
+HaloDslash<Real>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
+    : grid_(grid), kernel_(make_kernel(grid, local_u, cfg)), faces_(kernel_, local_u),
+      exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {}
+
+template <class Real>
+std::array<std::size_t, 4> HaloDslash<Real>::face_reals() const {
+  return reals_of(faces_);
 }
 
 template <class Real>
-void HaloDslash<Real>::finish_exchange() {
-  const double t0 = MPI_Wtime();
-  if (MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    throw std::runtime_error("halo exchange: MPI_Waitall failed");
-  requests_.clear();
-  times_.wait += MPI_Wtime() - t0;
-}
-
-template <class Real>
-void HaloDslash<Real>::complete(const View<Real, 1>& out) {
-  const double t0 = MPI_Wtime();
+void HaloDslash<Real>::project(const View<Real, 1>& in, HaloCallTimes* t) {
   for (int mu = 0; mu < 4; ++mu) {
     if (!grid_.split(mu)) continue;
-    for (Hop hop : {Hop::Forward, Hop::Backward})
-      faces_.complete(mu, hop, receive_[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)].data(), out);
+    for (Hop hop : kHops) {
+      const double t0 = MPI_Wtime();
+      faces_.project(mu, hop, in, exchange_.send(mu, hop));
+      if (t) t->project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
+    }
   }
-  times_.complete += MPI_Wtime() - t0;
 }
 
 template <class Real>
-void HaloDslash<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out, bool overlap) {
-  start_exchange(in);
-  if (!overlap) finish_exchange();
-  const double t0 = MPI_Wtime();
-  if (overlap && !requests_.empty()) {
-    // MPI moves messages only inside MPI calls (no progress thread): the interior goes in slabs of
-    // t with a test between them, so the halos travel while the kernel runs.
+void HaloDslash<Real>::complete(const View<Real, 1>& out, HaloCallTimes& t) {
+  for (int mu = 0; mu < 4; ++mu) {
+    if (!grid_.split(mu)) continue;
+    for (Hop hop : kHops) {
+      const double t0 = MPI_Wtime();
+      faces_.complete(mu, hop, exchange_.receive(mu, hop), out);
+      t.complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
+    }
+  }
+}
+
+template <class Real>
+bool HaloDslash<Real>::interior(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress, HaloCallTimes& t, double posted) {
+  bool arrived = false;
+  const auto test = [&] {
+    if (!arrived && exchange_.test()) {
+      arrived = true;
+      t.transfer = MPI_Wtime() - posted;
+    }
+  };
+  if (progress == Progress::Chunks && exchange_.messages() > 0) {
     const index_t T = kernel_.outer_t(), slabs = progress_slabs();
     for (index_t k = 0; k < slabs; ++k) {
+      const double t0 = MPI_Wtime();
       kernel_.apply_slab(in, out, T * k / slabs, T * (k + 1) / slabs);
-      int done = 0;
-      MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE);
+      const double t1 = MPI_Wtime();
+      test();
+      t.interior += t1 - t0;
+      t.progress += MPI_Wtime() - t1;
     }
+  } else if (progress == Progress::Thread && exchange_.messages() > 0) {
+    // Two threads: the master tests (only it calls MPI: FUNNELED), the other opens a nested team of
+    // the rest for the interior (at least one thread: with one thread a rank, the tester is extra).
+    const int workers = std::max(1, omp_get_max_threads() - 1);
+    if (omp_get_max_active_levels() < 2) omp_set_max_active_levels(2);
+    std::atomic<bool> computed{false};
+    const double t0 = MPI_Wtime();
+#pragma omp parallel num_threads(2)
+    {
+      if (omp_get_thread_num() == 1) {
+        omp_set_num_threads(workers);
+        kernel_.apply(in, out);
+        computed.store(true, std::memory_order_release);
+      } else if (omp_get_num_threads() == 1) {  // no second thread after all: compute, then wait
+        kernel_.apply(in, out);
+      } else {
+        while (!computed.load(std::memory_order_acquire) && !arrived) {
+          test();
+          std::this_thread::yield();  // leaves the core to a compute thread that shares it
+        }
+      }
+    }
+    t.interior = MPI_Wtime() - t0;
   } else {
+    const double t0 = MPI_Wtime();
     kernel_.apply(in, out);
+    t.interior = MPI_Wtime() - t0;
   }
-  times_.interior += MPI_Wtime() - t0;
-  if (overlap) finish_exchange();
-  complete(out);
-  ++times_.calls;
+  return arrived;
 }
 
 template <class Real>
-index_t HaloDslash<Real>::progress_slabs() const {
+void HaloDslash<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress) {
+  HaloCallTimes t;
+  const double start = MPI_Wtime();
+  project(in, &t);
+  double t0 = MPI_Wtime();
+  exchange_.start();
+  const double posted = MPI_Wtime();
+  t.post = posted - t0;
+  bool seen = false;  // a test during the interior saw every message done
+  const auto wait = [&] {
+    const double w0 = MPI_Wtime();
+    exchange_.wait();
+    const double w1 = MPI_Wtime();
+    t.wait = w1 - w0;
+    if (!seen) t.transfer = w1 - posted;
+  };
+  if (progress == Progress::None) {
+    wait();
+    interior(in, out, progress, t, posted);
+  } else {
+    seen = interior(in, out, progress, t, posted);
+    wait();
+  }
+  complete(out, t);
+  t.call = MPI_Wtime() - start;
+  times_.push_back(t);
+}
+
+template <class Real>
+int HaloDslash<Real>::progress_slabs() const {
+  if (options_.chunks > 0) return static_cast<int>(std::min<index_t>(options_.chunks, kernel_.outer_t()));
   const KernelLayout& l = kernel_.layout();
   const index_t work = kernel_.output_sites() / (l.folded ? l.lanes : 1) * l.blocks;  // vectors x blocks
-  return std::clamp<index_t>(work / kSlabWork, std::min(kMinSlabs, kernel_.outer_t()), kernel_.outer_t());
+  return static_cast<int>(std::clamp<index_t>(work / kSlabWork, std::min(kMinSlabs, kernel_.outer_t()), kernel_.outer_t()));
 }
 
 template <class Real>
 void HaloDslash<Real>::exchange(const View<Real, 1>& in) {
-  start_exchange(in);
-  finish_exchange();
+  project(in, nullptr);
+  exchange_.start();
+  exchange_.wait();
 }
 
 template <class Real>
-std::vector<SpinorField<Real>> HaloDslash<Real>::apply(const std::vector<SpinorField<Real>>& in, bool overlap) {
+std::vector<SpinorField<Real>> HaloDslash<Real>::apply(const std::vector<SpinorField<Real>>& in, Progress progress) {
   const View<Real, 1> packed_in = kernel_.allocate_spinors("halo_in"), packed_out = kernel_.allocate_spinors("halo_out");
   kernel_.pack(in, packed_in);
-  apply(packed_in, packed_out, overlap);
+  apply(packed_in, packed_out, progress);
   std::vector<SpinorField<Real>> out;
   kernel_.unpack(packed_out, out);
   return out;

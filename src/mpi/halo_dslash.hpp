@@ -1,26 +1,48 @@
 #pragma once
 // HaloDslash<Real>: a DslashKernel on this rank's block of the lattice, with the hops that cross
-// to a neighbouring rank exchanged as spin-projected half spinors (kernels/dslash_faces.hpp).
-// One apply, with comms/compute overlap:
-//   project faces -> post MPI_Irecv / MPI_Isend -> interior kernel (all sites, leaving the remote
-//   hops out, in slabs of t with MPI_Testall between them) -> MPI_Waitall -> complete the boundary
-//   sites from the received half spinors
-// Without overlap the interior kernel waits until the halos have arrived.
+// to a neighbouring rank exchanged as spin-projected half spinors (kernels/dslash_faces.hpp)
+// through persistent requests on buffers allocated once (mpi/halo_exchange.hpp). One apply, in
+// stages that are each timed per call:
+//   project   the faces, per direction, straight into the send buffer
+//   post      MPI_Startall
+//   interior  the kernel on every site, the remote hops left out, while the halos travel (Progress)
+//   wait      MPI_Waitall
+//   complete  the boundary sites, per direction, straight from the receive buffer
+// Open MPI moves messages over shared memory and TCP only inside MPI calls, so overlap needs a
+// progress strategy: Chunks cuts the interior into slabs of t with MPI_Testall between them;
+// Thread has the master thread test while the other threads compute the interior (a nested team;
+// MPI_THREAD_FUNNELED suffices, as only the master calls MPI). None waits before the interior.
+#include <array>
 #include <cstdint>
+#include <string_view>
 #include <vector>
 
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
+#include "mpi/halo_exchange.hpp"
 #include "mpi/process_grid.hpp"
 
 namespace dslash::mpi {
 
-// Seconds this rank spent in each phase, summed over the calls since reset.
-struct HaloTimes {
-  double project = 0, interior = 0, wait = 0, complete = 0;
-  int calls = 0;
-  double comm() const { return project + wait; }          // making and waiting for halos
-  double compute() const { return interior + complete; }  // the operator itself
+enum class Progress { None, Chunks, Thread };
+// --comms-overlap: off -> None, chunks or on (the measured best on shared memory) -> Chunks, thread -> Thread.
+Progress parse_progress(std::string_view text);
+const char* to_string(Progress p);
+
+// Seconds of one apply on this rank, stage by stage. The stages follow one another, so they add up
+// to about the call; `transfer` overlaps them.
+struct HaloCallTimes {
+  std::array<std::array<double, 2>, 4> project{}, complete{};  // [mu][hop]: 0 where mu is not split
+  double post = 0, interior = 0;
+  double progress = 0;  // Chunks: the MPI_Testall calls between the slabs
+  double wait = 0, call = 0;
+  double transfer = 0;  // post -> every message seen done (at a test or the wait)
+  double stages() const;
+};
+
+struct HaloOptions {
+  bool coalesce = true;  // one message per peer (mpi/halo_exchange.hpp)
+  int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
 };
 
 template <class Real>
@@ -28,40 +50,42 @@ class HaloDslash {
  public:
   // Collective. cfg.halo is set from the grid's split directions. A configuration the kernel cannot
   // take on the local lattice (vnode folding, nrhs) is a CollectiveError naming the local lattice.
-  HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg);
+  HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options = {});
 
   const DslashKernel<Real>& kernel() const { return kernel_; }
   Subset in_subset() const { return kernel_.in_subset(); }
 
-  // Collective. in/out: buffers from kernel().allocate_spinors().
-  void apply(const View<Real, 1>& in, const View<Real, 1>& out, bool overlap);
+  // Collective. in/out: buffers from kernel().allocate_spinors(). Every strategy gives the same bits.
+  void apply(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
-  std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, bool overlap = true);
-  // Collective. Only the halo exchange of an apply (project, send, receive): for halo bandwidth.
+  std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, Progress progress = Progress::Chunks);
+  // Collective. Only the halo exchange of an apply (project, post, wait), untimed: for halo bandwidth.
   void exchange(const View<Real, 1>& in);
 
   // Bytes this rank sends per apply: 12 reals x face sites x nrhs, for each face of each split direction.
-  std::uint64_t halo_bytes() const { return halo_bytes_; }
-  const HaloTimes& times() const { return times_; }
-  void reset_times() { times_ = {}; }
+  std::uint64_t halo_bytes() const { return exchange_.bytes(); }
+  std::array<std::size_t, 4> face_reals() const;  // one face's message in each direction
+  int messages() const { return exchange_.messages(); }
+  int progress_slabs() const;
+  // One entry per apply since reset_times().
+  const std::vector<HaloCallTimes>& times() const { return times_; }
+  void reset_times() { times_.clear(); }
 
  private:
-  void start_exchange(const View<Real, 1>& in);
-  void finish_exchange();
-  void complete(const View<Real, 1>& out);
+  void project(const View<Real, 1>& in, HaloCallTimes* t);
+  // True when a test saw every message done (and set t.transfer).
+  bool interior(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress, HaloCallTimes& t, double posted);
+  void complete(const View<Real, 1>& out, HaloCallTimes& t);
 
-  // The interior goes in slabs of outer t with an MPI_Testall after each: at least kMinSlabs, and
-  // more for long calls (mrhs), about one per kSlabWork vectors x blocks of output.
+  // Chunks: at least kMinSlabs slabs, and more for long calls (mrhs), about one per kSlabWork
+  // vectors x blocks of output.
   static constexpr index_t kMinSlabs = 4, kSlabWork = 1024;
-  index_t progress_slabs() const;
   const ProcessGrid& grid_;
   DslashKernel<Real> kernel_;
   DslashFaces<Real> faces_;
-  // [mu][hop]: what we send for the neighbours' hops, and what they send for ours.
-  std::array<std::array<std::vector<Real>, 2>, 4> send_, receive_;
-  std::vector<MPI_Request> requests_;
-  std::uint64_t halo_bytes_ = 0;
-  HaloTimes times_;
+  HaloExchange<Real> exchange_;
+  HaloOptions options_;
+  std::vector<HaloCallTimes> times_;
 };
 
 }  // namespace dslash::mpi

@@ -4,6 +4,8 @@
 // Every rank runs every test; verdicts are reduced over the ranks, so all ranks pass or fail alike.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -87,10 +89,12 @@ std::vector<Variant> variants() {
   return v;
 }
 
+constexpr std::array<Progress, 3> kStrategies{Progress::None, Progress::Chunks, Progress::Thread};
+
 class HaloDslashTest : public ::testing::TestWithParam<Variant> {};
 
-// Every parity and dagger, comms overlap on and off: the gathered result against the reference
-// (and so against one process) to 1e-12 in double, 1e-5 in single.
+// Every parity and dagger, each progress strategy, one message per peer and per face: the gathered
+// result against the reference (and so against one process) to 1e-12 in double, 1e-5 in single.
 TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
   const Variant v = GetParam();
   Fixture& f = fixture();
@@ -107,22 +111,24 @@ TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
         cfg.tile = {1, 3, 2, 1};  // divides nothing evenly
         cfg.team_size = 2;
         cfg.sites_per_team = 5;
-        HaloDslash<Real> d(grid, u, cfg);
+        const Progress progress = kStrategies[static_cast<std::size_t>(call % 3)];
+        const bool coalesce = call++ < 3;
+        HaloDslash<Real> d(grid, u, cfg, {.coalesce = coalesce});
         std::vector<SpinorField<Real>> in;
         for (int r = 0; r < cfg.nrhs; ++r) {
           SpinorField<Real> p(f.global, d.in_subset());
           copy_sites(convert_precision<Real>(f.psi[static_cast<std::size_t>(r)]), p);
           in.push_back(scatter(grid, grid.rank() == 0 ? &p : nullptr, d.in_subset()));
         }
-        const bool overlap = call++ % 2 == 0;
-        const auto result = d.apply(in, overlap);
+        const auto result = d.apply(in, progress);
         double worst = 0;
         for (int r = 0; r < cfg.nrhs; ++r) {
           const auto global = gather(grid, result[static_cast<std::size_t>(r)]);
           if (global) worst = std::max(worst, relative_difference(*global, f.expected(out, dagger, r)));
         }
         EXPECT_LT(max_over_ranks(worst), tolerance) << d.kernel().label() << " " << to_string(out) << (dagger ? " dagger" : "")
-                                                    << (overlap ? " overlap" : "") << " on " << grid.describe();
+                                                    << " progress " << to_string(progress)
+                                                    << (coalesce ? " per peer" : " per face") << " on " << grid.describe();
         // What goes on the wire is the projected half spinor: 12 reals per face site and rhs.
         std::uint64_t expected_bytes = 0;
         for (int mu = 0; mu < 4; ++mu)
@@ -140,6 +146,96 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(varia
   const Variant& v = param_info.param;
   return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
 });
+
+// The persistent requests and buffers of one HaloDslash serve many calls: 30 applies, cycling the
+// progress strategies (chunks automatic and one slab per outer t) over two inputs, each output
+// bit for bit the first of its input; and a per-face HaloDslash gives the same bits again.
+template <class Real>
+void reuse_across_calls(const DslashConfig& cfg, const ProcessGrid& grid) {
+  Fixture& f = fixture();
+  const GaugeField<Real> u_global = convert_precision<Real>(f.u);
+  const GaugeField<Real> u = scatter(grid, grid.rank() == 0 ? &u_global : nullptr);
+  HaloDslash<Real> per_peer(grid, u, cfg), per_face(grid, u, cfg, {.coalesce = false}), slabs(grid, u, cfg, {.chunks = 1 << 20});
+  std::vector<View<Real, 1>> in, first;
+  for (int k = 0; k < 2; ++k) {
+    std::vector<SpinorField<Real>> local;
+    for (int r = 0; r < cfg.nrhs; ++r) {
+      SpinorField<Real> p(f.global, per_peer.in_subset());
+      copy_sites(convert_precision<Real>(f.psi[static_cast<std::size_t>((k * cfg.nrhs + r) % Fixture::kMaxRhs)]), p);
+      local.push_back(scatter(grid, grid.rank() == 0 ? &p : nullptr, per_peer.in_subset()));
+    }
+    in.push_back(per_peer.kernel().allocate_spinors("test"));
+    per_peer.kernel().pack(local, in.back());
+  }
+  const auto same = [](const View<Real, 1>& a, const View<Real, 1>& b) { return std::equal(a.data(), a.data() + a.size(), b.data()); };
+  int mismatches = 0;
+  const View<Real, 1> out = per_peer.kernel().allocate_spinors("test");
+  for (int call = 0; call < 30; ++call) {
+    const std::size_t k = static_cast<std::size_t>(call % 2);
+    const Progress progress = kStrategies[static_cast<std::size_t>(call / 2 % 3)];
+    HaloDslash<Real>& d = call % 5 == 4 ? slabs : per_peer;
+    d.apply(in[k], out, progress);
+    if (call < 2) {
+      first.push_back(per_peer.kernel().allocate_spinors("test"));
+      std::copy(out.data(), out.data() + out.size(), first.back().data());
+    } else {
+      mismatches += same(out, first[k]) ? 0 : 1;
+    }
+  }
+  for (std::size_t k = 0; k < 2; ++k) {
+    per_face.apply(in[k], out, Progress::Chunks);
+    mismatches += same(out, first[k]) ? 0 : 1;
+  }
+  EXPECT_EQ(max_over_ranks(mismatches), 0.0) << per_peer.kernel().label() << " on " << grid.describe();
+  EXPECT_EQ(per_peer.times().size(), 24u);  // 30 calls, 6 of them by `slabs`
+  EXPECT_EQ(slabs.progress_slabs(), per_peer.kernel().outer_t());
+  // Messages per call: one per face, or one per neighbouring rank (a grid extent of 2 has one
+  // rank both above and below).
+  int faces = 0, peers = 0;
+  for (int mu = 0; mu < 4; ++mu)
+    if (grid.split(mu)) faces += 2, peers += grid.grid()[static_cast<std::size_t>(mu)] == 2 ? 1 : 2;
+  EXPECT_EQ(per_face.messages(), faces);
+  EXPECT_LE(per_peer.messages(), peers);
+  EXPECT_EQ(per_peer.halo_bytes(), per_face.halo_bytes());
+}
+
+TEST(HaloReuse, PersistentRequestsServeManyCallsWithTheSameBits) {
+  const ProcessGrid grid(g_grid, fixture().global.extents());
+  reuse_across_calls<double>({.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Range, .isa = best_isa(), .out = Subset::Odd}, grid);
+  reuse_across_calls<float>({.kernel = KernelFamily::Mrhs, .dispatch = Dispatch::Team, .isa = best_isa(), .out = Subset::Full, .dagger = true,
+                             .nrhs = simd_lanes(best_isa(), 4), .team_size = 2},
+                            grid);
+  reuse_across_calls<float>({.kernel = KernelFamily::Naive, .dispatch = Dispatch::MDRange, .isa = SimdIsa::Scalar, .out = Subset::Even}, grid);
+}
+
+// The stage timers of every strategy account for the call: their sum is at most the call and, in
+// the median call, at least 80% of it (what is left is the loop between the timers). Directions
+// that are not split have no stage time.
+TEST(HaloTimes, StagesAddUpToTheCall) {
+  Fixture& f = fixture();
+  const ProcessGrid grid(g_grid, f.global.extents());
+  const GaugeField<double> u = scatter(grid, grid.rank() == 0 ? &f.u : nullptr);
+  HaloDslash<double> d(grid, u, {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Range, .isa = best_isa(), .out = Subset::Full});
+  const View<double, 1> in = d.kernel().allocate_spinors("test"), out = d.kernel().allocate_spinors("test");
+  for (Progress progress : kStrategies) {
+    d.reset_times();
+    for (int call = 0; call < 15; ++call) d.apply(in, out, progress);
+    std::vector<double> share;
+    int bad = 0;
+    for (const HaloCallTimes& t : d.times()) {
+      share.push_back(t.stages() / t.call);
+      bad += t.stages() <= t.call * (1 + 1e-9) ? 0 : 1;
+      bad += t.transfer >= 0 && t.interior > 0 ? 0 : 1;
+      for (int mu = 0; mu < 4; ++mu)
+        for (int h = 0; h < 2; ++h)
+          if (!grid.split(mu)) bad += t.project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] == 0 ? 0 : 1;
+      if (progress != Progress::Chunks) bad += t.progress == 0 ? 0 : 1;
+    }
+    std::sort(share.begin(), share.end());
+    EXPECT_EQ(max_over_ranks(bad), 0.0) << to_string(progress);
+    EXPECT_GT(-max_over_ranks(-share[share.size() / 2]), 0.8) << to_string(progress) << ": the stages miss part of the call";
+  }
+}
 
 // Rank 0 reads and scatters, gathers and writes: the file written under MPI is byte for byte the
 // one a single process writes, and every rank holds its block of the field.

@@ -1,0 +1,60 @@
+#pragma once
+// HaloExchange<Real>: the messages of a decomposed Dslash, and nothing else: one send and one
+// receive buffer, allocated once, and persistent requests (MPI_Send_init / MPI_Recv_init) on them,
+// started together each call. The face kernels write straight into send() and read straight from
+// receive(): no copy between pack buffers and message buffers.
+//
+// Stages, each its own call, so a device backend can put its own work between them:
+//   start() -> test() ... (while the interior computes) -> wait()
+//
+// Messages to one peer travel as one (coalesce): with a grid extent of 2 the domains above and
+// below are one rank, and both faces of that direction go in one message. Each buffer is laid out
+// peer by peer, (direction, hop) in order within a peer; sender and receiver list the same faces
+// for each other in the same order, so the layouts agree.
+#include <mpi.h>
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "kernels/dslash_faces.hpp"
+#include "mpi/process_grid.hpp"
+
+namespace dslash::mpi {
+
+template <class Real>
+class HaloExchange {
+ public:
+  // reals[mu]: the reals of one face's message in direction mu (0 where mu is not split).
+  HaloExchange(const ProcessGrid& grid, const std::array<std::size_t, 4>& reals, bool coalesce);
+  ~HaloExchange();
+  HaloExchange(const HaloExchange&) = delete;
+  HaloExchange& operator=(const HaloExchange&) = delete;
+
+  // What this rank sends for the neighbours' `hop` in direction mu: Forward to the domain below,
+  // Backward to the domain above. And what it receives for its own `hop`.
+  Real* send(int mu, Hop hop) { return send_.get() + send_offset_[slot(mu, hop)]; }
+  const Real* receive(int mu, Hop hop) const { return receive_.get() + receive_offset_[slot(mu, hop)]; }
+
+  void start();  // MPI_Startall: every receive and send of this call
+  bool test();   // MPI_Testall: true once every message of this call has arrived and left
+  void wait();   // MPI_Waitall
+
+  int messages() const { return static_cast<int>(requests_.size()) / 2; }  // sent per call (as many received)
+  std::uint64_t bytes() const { return bytes_; }                           // sent per call
+  bool coalesced() const { return coalesce_; }
+
+ private:
+  static std::size_t slot(int mu, Hop hop) { return 2 * static_cast<std::size_t>(mu) + (hop == Hop::Forward ? 0 : 1); }
+  struct Free {
+    void operator()(Real* p) const { std::free(p); }
+  };
+  std::unique_ptr<Real[], Free> send_, receive_;
+  std::array<std::size_t, 8> send_offset_{}, receive_offset_{};
+  std::vector<MPI_Request> requests_;  // receives first, then sends
+  std::uint64_t bytes_ = 0;
+  bool coalesce_, active_ = false;
+};
+
+}  // namespace dslash::mpi
