@@ -17,7 +17,7 @@ struct BenchOptions {
   Coord dims{32, 32, 32, 32};
   std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
   std::string backend = "cpu";
-  int nrhs = 0, threads = 0, iters = 10, warmup = 2;
+  int nrhs = 0, threads = 0, iters = 10, warmup = 2, compress = 18;
   bool dagger = false, check = false, csv = false, traffic = false;
   std::uint64_t seed = 1;
   MpiOptions mpi;
@@ -40,6 +40,7 @@ inline DslashConfig variant_config(const BenchOptions& o, const std::string& ker
   cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
   cfg.dagger = o.dagger;
   cfg.layout = parse_layout(o.layout);
+  cfg.compress = o.compress;
   cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, bytes_per_real)) : 1;
   return cfg;
 }
@@ -59,6 +60,7 @@ inline bench::RunInfo run_info(const BenchOptions& o, SimdIsa isa, int bytes_per
   run.warmup = o.warmup;
   run.parity = o.parity;
   run.dagger = o.dagger;
+  run.compress = o.compress;
   return run;
 }
 
