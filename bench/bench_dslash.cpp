@@ -1,10 +1,11 @@
-// Google Benchmark suite: every kernel x dispatch x precision at a few lattice sizes, with FLOP/s and
-// model bytes/s counters, and the abstraction-cost pair (the same naive kernel through the View
+// Google Benchmark suite: every kernel x dispatch x precision at a few lattice sizes (and mrhs and
+// vnode with compressed links, .../r12 and .../r8), with FLOP/s and model bytes/s counters, and the abstraction-cost pair (the same naive kernel through the View
 // layer and on raw pointers). Wall-clock time (UseRealTime): the kernels are OpenMP-parallel.
 //   build/release/bench/bench_dslash --benchmark_filter=vnode
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
+#include "bench/benchmark.hpp"
 #include "bench/machine.hpp"
 #include "bench/metrics.hpp"
 #include "dslash/core.hpp"
@@ -19,12 +20,12 @@ namespace dslash {
 namespace {
 
 template <class Real>
-void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) {
+void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch, int compress) {
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L});
   GaugeField<Real> u(geom);
   fill_random_su3(u, 1);
-  DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .isa = best_isa()};
+  DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .isa = best_isa(), .compress = compress};
   cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
   const DslashKernel<Real> d(u, cfg);
   std::vector<SpinorField<Real>> in;
@@ -33,7 +34,7 @@ void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) 
   d.pack(in, packed_in);
   for (auto _ : state) d.apply(packed_in, packed_out);
   const double site_rhs = static_cast<double>(d.output_sites()) * cfg.nrhs * static_cast<double>(state.iterations());
-  const auto bytes = bench::bytes_per_site(true, sizeof(Real), kernel == KernelFamily::Mrhs ? cfg.nrhs : 1);
+  const auto bytes = bench::variant_bytes(cfg, sizeof(Real));
   state.counters["FLOP/s"] = benchmark::Counter(bench::kFlopsPerSite * site_rhs, benchmark::Counter::kIsRate);
   state.counters["bytes/s(model)"] = benchmark::Counter(bytes.model * site_rhs, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
   state.SetLabel(d.label());
@@ -43,7 +44,7 @@ void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) 
 // The same on the GPU: each iteration timed with CUDA events around the launch (manual time), the
 // fields resident in device memory. Skipped with the reason where no GPU is usable.
 template <class Real>
-void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch) {
+void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch, int compress) {
   if (const std::string why = cuda::unavailable_reason(); !why.empty()) {
     state.SkipWithError(why.c_str());
     return;
@@ -52,7 +53,7 @@ void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispat
   const Geometry geom({L, L, L, L});
   GaugeField<Real> u(geom);
   fill_random_su3(u, 1);
-  DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .team_size = 32};
+  DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .compress = compress, .team_size = 32};
   cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(SimdIsa::Simt, sizeof(Real)) : 1;
   const DslashKernel<Real, CudaSpace> d(u, cfg);
   std::vector<SpinorField<Real>> in;
@@ -67,7 +68,7 @@ void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispat
     state.SetIterationTime(timer.stop());
   }
   const double site_rhs = static_cast<double>(d.output_sites()) * cfg.nrhs * static_cast<double>(state.iterations());
-  const auto bytes = bench::bytes_per_site(true, sizeof(Real), kernel == KernelFamily::Mrhs ? cfg.nrhs : 1);
+  const auto bytes = bench::variant_bytes(cfg, sizeof(Real));
   state.counters["FLOP/s"] = benchmark::Counter(bench::kFlopsPerSite * site_rhs, benchmark::Counter::kIsRate);
   state.counters["bytes/s(model)"] = benchmark::Counter(bytes.model * site_rhs, benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
   state.SetLabel(d.label());
@@ -203,24 +204,41 @@ void BM_Body(benchmark::State& state, KernelFamily kernel) {
                  std::to_string(kBodyIterations * kBodySweepsPerIteration) + " sweeps");
 }
 
+// Every family x dispatch x precision uncompressed; the range dispatch of mrhs and vnode also with
+// compressed links (a name ending in /r12 or /r8).
+struct DslashEntry {
+  KernelFamily kernel;
+  Dispatch dispatch;
+  bool single;
+  int compress;
+  std::string name(const char* prefix) const {
+    return std::string(prefix) + to_string(kernel) + "/" + to_string(dispatch) + "/" + (single ? "single" : "double") +
+           (compress != 18 ? "/r" + std::to_string(compress) : "");
+  }
+};
+std::vector<DslashEntry> dslash_entries() {
+  std::vector<DslashEntry> v;
+  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
+    for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})
+      for (bool single : {true, false}) v.push_back({k, d, single, 18});
+  for (KernelFamily k : {KernelFamily::Mrhs, KernelFamily::Vnode})
+    for (bool single : {true, false})
+      for (int compress : {12, 8}) v.push_back({k, Dispatch::Range, single, compress});
+  return v;
+}
+
 void register_all() {
-  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
-    for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})
-      for (bool single : {true, false}) {
-        const std::string name = std::string("dslash/") + to_string(k) + "/" + to_string(d) + "/" + (single ? "single" : "double");
-        auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_Dslash<float>, k, d)
-                         : benchmark::RegisterBenchmark(name.c_str(), BM_Dslash<double>, k, d);
-        b->Arg(8)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
-      }
+  for (const DslashEntry& e : dslash_entries()) {
+    auto* b = e.single ? benchmark::RegisterBenchmark(e.name("dslash/").c_str(), BM_Dslash<float>, e.kernel, e.dispatch, e.compress)
+                       : benchmark::RegisterBenchmark(e.name("dslash/").c_str(), BM_Dslash<double>, e.kernel, e.dispatch, e.compress);
+    b->Arg(8)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+  }
 #if defined(DSLASH_HAVE_CUDA)
-  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
-    for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})
-      for (bool single : {true, false}) {
-        const std::string name = std::string("cuda/") + to_string(k) + "/" + to_string(d) + "/" + (single ? "single" : "double");
-        auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_CudaDslash<float>, k, d)
-                         : benchmark::RegisterBenchmark(name.c_str(), BM_CudaDslash<double>, k, d);
-        b->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
-      }
+  for (const DslashEntry& e : dslash_entries()) {
+    auto* b = e.single ? benchmark::RegisterBenchmark(e.name("cuda/").c_str(), BM_CudaDslash<float>, e.kernel, e.dispatch, e.compress)
+                       : benchmark::RegisterBenchmark(e.name("cuda/").c_str(), BM_CudaDslash<double>, e.kernel, e.dispatch, e.compress);
+    b->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
+  }
 #endif
   // t split (a 1.1.1.N grid) and all four split (2.2.2.2).
   for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})

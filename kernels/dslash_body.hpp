@@ -5,7 +5,8 @@
 // (vnode: links vary per lane, neighbours across the fold are lane-permuted) or right-hand sides
 // (naive with W = 1, mrhs: links broadcast). Each hop, one spin row of the half spinor at a time:
 // project, permute it if the hop crosses the fold, the colour mat-vec, reconstruct into the
-// accumulator (a site's 12 output components, kept in L1).
+// accumulator (a site's 12 output components, kept in L1). With gauge compression (Reals = 12 or 8
+// stored reals per link, kernels/link_compression.hpp) each hop first rebuilds its link in registers.
 // The same body runs on the GPU (kernels/cuda_runners.cuh) with Vec = simd::SimtLane: the W lanes are
 // W neighbouring threads, and the launch runs on the Cuda execution space with that vector length.
 #include <utility>
@@ -14,6 +15,7 @@
 #include "dslash/core/macros.hpp"
 #include "kernels/dslash_runner.hpp"
 #include "kernels/kernel_layout.hpp"
+#include "kernels/link_compression.hpp"
 #include "simd/complex.hpp"
 #include "simd/fence.hpp"
 #include "simd/lane_traits.hpp"
@@ -55,12 +57,12 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 // read at run time, each neighbour needs 24 computed offsets, which spill on a CPU (mrhs AVX2: ~170
 // extra integer instructions per site, more than the projection's own loads and adds). Not site-major
 // (LayoutLeft), component e of every site is one array, site fastest: what a GPU warp coalesces.
-template <class Real, class Vec, bool Folded, bool SiteMajor = false>
+template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18>
 struct DslashBody {
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
   static constexpr int kRowReals = 6 * kLinkLanes;        // one colour row of one link: 3 complex
-  static constexpr int kLinkReals = 3 * kRowReals;        // one link
+  static constexpr int kLinkReals = Reals * kLinkLanes;   // one link, as stored (18, 12 or 8 components)
   static constexpr bool kSimt = simd::is_simt<Vec>;      // lanes are GPU threads, not a register
   static constexpr bool kPairs = kSimt && Folded;        // a lane's (re, im) adjacent: kernels/kernel_layout.hpp
   // Link prefetch was measured per vector width; see site.
@@ -114,11 +116,48 @@ struct DslashBody {
     return a.checkerboard ? lex / 2 : lex;
   }
 
-  // Complex entry ab of the link row at lk, its stored components ls * kLinkLanes reals apart.
+  // Stored component k of the link at lk, its components ls * kLinkLanes reals apart; with pairs a
+  // lane's components 2j and 2j + 1 adjacent (one load for both).
+  DSLASH_INLINE_FUNCTION static Vec link_real(const Real* lk, int k, index_t ls = 1) {
+    if constexpr (kPairs) {
+      const C z = simd::load_pair<Vec>(lk + (k & ~1) * W * ls);
+      return (k & 1) != 0 ? z.im : z.re;
+    } else if constexpr (Folded) {
+      return Vec::load_aligned(lk + k * W * ls);
+    } else {
+      return Vec(lk[k * ls]);  // broadcast across the right-hand sides
+    }
+  }
+  // Complex entry ab of the link row at lk.
   DSLASH_INLINE_FUNCTION static C link(const Real* lk, int ab, index_t ls = 1) {
     if constexpr (kPairs) return simd::load_pair<Vec>(lk + 2 * ab * W * ls);
-    else if constexpr (Folded) return {Vec::load_aligned(lk + 2 * ab * W * ls), Vec::load_aligned(lk + (2 * ab + 1) * W * ls)};
-    else return {Vec(lk[2 * ab * ls]), Vec(lk[(2 * ab + 1) * ls])};  // broadcast across the right-hand sides
+    else return {link_real(lk, 2 * ab, ls), link_real(lk, 2 * ab + 1, ls)};
+  }
+
+  // Hop H's link as the mat-vec reads it. Stored whole (18), its rows are read from memory where
+  // they are used; compressed (12, 8), it is rebuilt once per hop into registers.
+  struct StoredLink {
+    const Real* p;  // the link's first component
+    index_t ls;
+    DSLASH_FORCE_INLINE C row_times(int r, const C (&h)[3]) const { return DslashBody::row_times(p + r * kRowReals * ls, h, ls); }
+  };
+  struct RebuiltLink {
+    C u[3][3];
+    DSLASH_FORCE_INLINE C row_times(int r, const C (&h)[3]) const {
+      return simd::mul_add(u[r][2], h[2], simd::mul_add(u[r][1], h[1], simd::mul(u[r][0], h[0])));
+    }
+  };
+  template <int H>
+  DSLASH_FORCE_INLINE auto hop_link(const Real* links) const {
+    const index_t ls = link_stride();
+    const Real* p = links + link_offset(H, Reals) * kLinkLanes * ls;
+    if constexpr (Reals == 18) {
+      return StoredLink{p, ls};
+    } else {
+      RebuiltLink l;
+      unpack_link<Reals>([&](int k) { return link_real(p, k, ls); }, l.u);
+      return l;
+    }
   }
 
   // Hop H (0..7): direction Mu = H / 2, forward when H is even.
@@ -131,8 +170,8 @@ struct DslashBody {
   // h = row K of P psi(x +- mu) (3 colours, in registers), lane-permuted if the hop crosses the fold;
   // then for each colour row r, U(r, :) h added to the two output spins it feeds.
   // `wraps`: the hop leaves the outer lattice (for a folded direction: it crosses the fold).
-  template <bool Dagger, int H, int K>
-  DSLASH_FORCE_INLINE void half_hop(C (&acc)[3][4], const Real* psi, bool wraps, const Real* links) const {
+  template <bool Dagger, int H, int K, class Link>
+  DSLASH_FORCE_INLINE void half_hop(C (&acc)[3][4], const Real* psi, bool wraps, const Link& link) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>();
     C h[3];
     project_row<Mu, S, K>(h, psi, component_stride());
@@ -141,8 +180,7 @@ struct DslashBody {
         for (C& z : h) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
     }
     if (wraps && a.halo[Mu]) drop_remote_lanes<H>(h);
-    const index_t ls = link_stride();
-    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], row_times(links + link_row(H, r) * kRowReals * ls, h, ls));
+    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], link.row_times(r, h));
   }
 
   // Direction Mu is split between domains: the lanes whose neighbour lies in another domain get
@@ -281,19 +319,25 @@ struct DslashBody {
       // Forced inline: GCC outlined this lambda and kept two copies of the accumulator, one in its
       // caller's frame and one in its own (mrhs AVX2 body/ probe 57 against 68 inlined).
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
-        ((half_hop<Dagger, H, 0>(acc, psi[H], wraps[H], links), half_hop<Dagger, H, 1>(acc, psi[H], wraps[H], links)), ...);
+        ((both_rows<Dagger, H>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
       store(acc, i, b, boundary);
     }
   }
 
-  // Hop H of block b at outer site x, both spin rows, its neighbour found here (the GPU's order).
+  // Hop H from the neighbour's spinor psi, both spin rows, with one read (or rebuild) of its link.
+  template <bool Dagger, int H>
+  DSLASH_FORCE_INLINE void both_rows(C (&acc)[3][4], const Real* psi, bool wraps, const Real* links) const {
+    const auto link = hop_link<H>(links);
+    half_hop<Dagger, H, 0>(acc, psi, wraps, link);
+    half_hop<Dagger, H, 1>(acc, psi, wraps, link);
+  }
+  // Hop H of block b at outer site x, its neighbour found here (the GPU's order).
   template <bool Dagger, int H>
   DSLASH_FORCE_INLINE void hop(C (&acc)[3][4], const index_t (&x)[4], int b, const Real* links) const {
     bool wraps = false;
     const Real* psi = spinor(neighbour<H>(x, wraps), b);
-    half_hop<Dagger, H, 0>(acc, psi, wraps, links);
-    half_hop<Dagger, H, 1>(acc, psi, wraps, links);
+    both_rows<Dagger, H>(acc, psi, wraps, links);
   }
 
   DSLASH_FORCE_INLINE static void zero(C (&acc)[3][4]) {
@@ -376,18 +420,34 @@ struct DslashSite {
   }
 };
 
-template <class Real, class Vec, bool Folded, bool SiteMajor, class Exec>
+template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, class Exec>
 void launch_dslash(const RunArgs<Real>& args) {
-  const DslashBody<Real, Vec, Folded, SiteMajor> body(args);
+  const DslashBody<Real, Vec, Folded, SiteMajor, Reals> body(args);
   if (args.dagger) body.template for_each_site<Exec>(DslashSite<true>{});
   else body.template for_each_site<Exec>(DslashSite<false>{});
 }
 
+// Calls launch<SiteMajor, Reals>() for the layout and gauge compression of args: each is a template
+// parameter, so every offset and the link rebuild are known at compile time.
+// ComponentMajorOnly: the layout is known to be component-major (the GPU's), whatever the strides.
+template <bool ComponentMajorOnly = false, class Real, class Launch>
+void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch) {
+  const auto with_reals = [&]<bool SiteMajor>() {
+    switch (args.reals_per_link) {
+      case 12: return launch.template operator()<SiteMajor, 12>();
+      case 8: return launch.template operator()<SiteMajor, 8>();
+      default: return launch.template operator()<SiteMajor, 18>();
+    }
+  };
+  if constexpr (ComponentMajorOnly) with_reals.template operator()<false>();
+  else if (args.component_stride == 1) with_reals.template operator()<true>();
+  else with_reals.template operator()<false>();
+}
+
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
-  if constexpr (simd::is_simt<Vec>) launch_dslash<Real, Vec, Folded, false, Exec>(args);  // the GPU's layout is component-major
-  else if (args.component_stride == 1) launch_dslash<Real, Vec, Folded, true, Exec>(args);
-  else launch_dslash<Real, Vec, Folded, false, Exec>(args);
+  // The GPU's layout is always component-major.
+  with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() { launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Exec>(args); });
 }
 
 }  // namespace dslash::kernels

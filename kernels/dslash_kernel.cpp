@@ -92,18 +92,19 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   if (runner_ == nullptr || (!kDevice && (face_runner_ == nullptr || traffic_runner_ == nullptr)))
     throw std::invalid_argument(what + ": not built for this instruction set");
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
-           (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "");
+           (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
+  check_compressible(u, cfg_.compress);  // and 18, 12 or 8
 
-  // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane, in the
-  // row order of kernels/kernel_layout.hpp; site-major, or component-major with the Left layout.
-  const int W = layout_.lanes;
+  // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane, G stored
+  // reals each in the order of kernels/kernel_layout.hpp; site-major, or component-major with the Left layout.
+  const int W = layout_.lanes, G = cfg_.compress;
   const int link_lanes = layout_.folded ? W : 1;
   const index_t sites = outer_sites();
   const bool component_major = cfg_.layout == SpinorLayout::Left;
   const bool pairs = spinor_strides().pairs;
-  const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * 18 * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
+  const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * G * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
   check_fits<Space>(link_bytes, label_ + " links");
-  links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * 18 * link_lanes));
+  links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
   Real* L = host_links.data();
@@ -111,18 +112,16 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
     if (!layout_.folded && lane != 0) return;
     for (int mu = 0; mu < 4; ++mu) {
       const ColourMatrix<Real> hop_link[2] = {u.link(s, mu), adjoint(u.link(geom_.neighbour(s, mu, -1), mu))};
-      for (int dir = 0; dir < 2; ++dir)
-        for (int ab = 0; ab < 9; ++ab) {
-          const std::complex<Real> z = hop_link[dir](ab / 3, ab % 3);
-          const index_t e = (link_row(2 * mu + dir, ab / 3) * 3 + ab % 3) * 2;  // stored component, of 144 per site
-          const auto at = [&](index_t c) {
-            const index_t lane_at = layout_.folded ? lane : 0;
-            if (pairs) return ((c / 2 * sites + o) * link_lanes + lane_at) * 2 + c % 2;
-            return (component_major ? c * sites + o : o * 144 + c) * link_lanes + lane_at;
-          };
-          L[at(e)] = z.real();
-          L[at(e + 1)] = z.imag();
+      for (int dir = 0; dir < 2; ++dir) {
+        Real stored[18];
+        compress_link(hop_link[dir], G, stored);
+        for (int k = 0; k < G; ++k) {
+          const index_t e = link_offset(2 * mu + dir, G) + k;  // stored component, of 8 G per site
+          const index_t lane_at = layout_.folded ? lane : 0;
+          L[pairs ? ((e / 2 * sites + o) * link_lanes + lane_at) * 2 + e % 2
+                  : (component_major ? e * sites + o : o * 8 * G + e) * link_lanes + lane_at] = stored[k];
         }
+      }
     }
   });
   if constexpr (kDevice) deep_copy(links_, host_links);
@@ -271,6 +270,7 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   args.block_stride = st.block;
   args.component_stride = st.component;
   args.link_stride = outer_sites();
+  args.reals_per_link = cfg_.compress;
   args.dagger = cfg_.dagger;
   args.halo = cfg_.halo;
   args.dispatch = cfg_.dispatch;

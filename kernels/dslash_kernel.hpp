@@ -29,13 +29,37 @@ SimdProbe<Real> simd_probe(SimdIsa isa);
 template <class Real>
 MachineProbe<Real> machine_probe(SimdIsa isa);
 
+// Gauge compression on the host (what is stored: kernels/link_compression.hpp). `reals` is 18, 12
+// or 8 (checked_compression throws std::invalid_argument for anything else, naming the choices).
+int checked_compression(int reals);
+// Link u's `reals` stored reals, in the kernels' order.
+template <class Real>
+void compress_link(const ColourMatrix<Real>& u, int reals, Real* out);
+// The link the kernels rebuild from them, with the kernels' own arithmetic (one scalar lane).
+template <class Real>
+ColourMatrix<Real> decompress_link(const Real* stored, int reals);
+// How far from SU(3) a link may be for 12 or 8 (max |U U^dagger - 1| and |det U - 1|): rounding is
+// ~1e-7 single and ~1e-16 double, so these pass any field built or read as SU(3) in the precision and
+// refuse one that is not (e.g. 1e-7 off, read in double), whose compressed answer would differ.
+template <class Real>
+constexpr double su3_tolerance() { return sizeof(Real) == 4 ? 1e-5 : 1e-12; }
+// How far from its link the 8-real rebuild may land: its error grows as |U00| -> 0 to about
+// sqrt(epsilon) (kernels/link_compression.hpp); this allows about 16 sqrt(epsilon), so what it
+// refuses are the links it cannot rebuild at all (|U00| = 1: unit links).
+template <class Real>
+constexpr double rebuild_tolerance() { return sizeof(Real) == 4 ? 5e-3 : 2.5e-7; }
+// Throws std::invalid_argument naming the first link (x,y,z,t,mu) that `reals` cannot store: one not
+// SU(3) within su3_tolerance, or, for 8, one its rebuild misses by more than rebuild_tolerance.
+template <class Real>
+void check_compressible(const GaugeField<Real>& u, int reals);
+
 template <class Real, class Space = HostSpace>
 class DslashKernel {
  public:
   using spinor_view = View<Real, 1, LayoutRight, Space>;
 
   // Throws std::invalid_argument with the reason (a lattice the folding cannot take, an nrhs the
-  // lanes do not divide, an ISA this CPU lacks, ...).
+  // lanes do not divide, an ISA this CPU lacks, links that config.compress cannot store, ...).
   DslashKernel(const GaugeField<Real>& u, const DslashConfig& config);
 
   const DslashConfig& config() const { return cfg_; }

@@ -24,6 +24,7 @@ struct RunArgs {
   // Links: site-major when component_stride is 1 (kernels/kernel_layout.hpp), else component-major
   // with link_stride = outer sites between a link's stored components.
   index_t link_stride;
+  int reals_per_link;             // gauge compression: 18, 12 or 8 stored reals per link (kernels/link_compression.hpp)
   bool dagger;
   std::array<bool, 4> halo;       // directions split between domains (DslashConfig::halo)
   Dispatch dispatch;

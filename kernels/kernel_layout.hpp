@@ -10,13 +10,15 @@
 //   mrhs  : W lanes = W right-hand sides, blocks = nrhs / W
 //   vnode : W lanes = W virtual nodes: the lattice folded in two along log2(W) directions
 // Links, per output site, 8 hops H = 2 mu + backward (forward U_mu(x), backward U_mu(x-mu)^dagger),
-// 24 colour rows of 3 complex numbers: offset of U_H(r, c) = (site*24 + link_row(H, r))*3 + c,
-// each complex number
-//   not folded: (re, im) interleaved, broadcast across lanes by the kernel
-//   folded    : (re vector, im vector), one lane per virtual node
-// and with the Left layout component-major: stored component e (0..143) of outer site o at
-//   (e*sites + o)*L + lane (L = lanes if folded, else 1); GPU vnode (pairs): ((e/2)*sites + o)*2L + 2*lane + e%2.
-// Halo face links (kernels/dslash_faces.hpp) are one link per face site, U(r, c) at r*3 + c.
+// each link G = 18, 12 or 8 stored reals (DslashConfig::compress; what they are:
+// kernels/link_compression.hpp), 8 G components per site: component e = link_offset(H, G) + k of
+// real k of hop H's link (uncompressed, k = 2 (3 r + c) + reim of U_H(r, c)), at
+//   site-major      : (site*8G + e)*lanes + lane
+//   component-major : (e*sites + site)*lanes + lane    (RunArgs::link_stride = sites)
+//   GPU vnode (pairs): ((e/2)*sites + site)*2 lanes + 2*lane + e%2
+// where lanes is 1 when not folded (the kernel broadcasts the link across its lanes) and W when
+// folded (one lane per virtual node).
+// Halo face links (kernels/dslash_faces.hpp) are one uncompressed link per face site, U(r, c) at r*3 + c.
 #include <array>
 #include <string>
 
@@ -26,14 +28,14 @@
 
 namespace dslash {
 
-// Row r of hop H's link among a site's 24 link rows: link by link, the order in which the hop-by-hop
-// body reads them, so a site's links are one sequential stream. The vnode links (4.6 KiB per AVX2
-// site) used to be stored by row first, for the kernel's former three row passes. Read hop by hop,
+// The first stored component of hop H's link among a site's 8 links of G reals: link by link, the
+// order in which the hop-by-hop body reads them, so a site's links are one sequential stream. The
+// vnode links (4.6 KiB per AVX2 site) used to be stored by row first, for the kernel's former three row passes. Read hop by hop,
 // that order cost vnode a third of its speed on the 2-core AMD machine (32^4, 2 threads, 5 and 4
 // alternating rounds: single 29-37 against 18-28 GFLOP/s, double 14-18 against 8.5-12.5); on the
 // Intel AVX-512 device the two orders were within the noise (16 threads, single 171-178 against
 // 155-189; 2 threads, single 41-45 against 36-44).
-constexpr int link_row(int hop, int r) { return 3 * hop + r; }
+constexpr int link_offset(int hop, int reals_per_link) { return hop * reals_per_link; }
 
 struct KernelLayout {
   int lanes = 1;

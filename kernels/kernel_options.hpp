@@ -45,6 +45,9 @@ struct DslashConfig {
   Subset out = Subset::Even;  // Even/Odd: checkerboarded D_{p<-1-p}; Full: the full-lattice D
   bool dagger = false;
   SpinorLayout layout = SpinorLayout::Right;
+  // Gauge compression: reals stored per link, 18 (none), 12 (two rows) or 8 (QUDA's reconstruct-8);
+  // kernels/link_compression.hpp. 12 and 8 need SU(3) links (DslashKernel checks).
+  int compress = 18;
   int nrhs = 1;                        // mrhs: a multiple of the lane count; naive and vnode: 1
   std::array<index_t, 4> tile{0, 0, 1, 1};  // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
   int team_size = 1;                   // TeamPolicy threads per team

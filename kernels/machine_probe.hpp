@@ -99,14 +99,14 @@ double body_flops(int repeats) {
 }
 
 // A kernel's memory traffic alone: the sites of a launch in the kernel's own order (a.dispatch), each
-// reading all 8 of its links and the 24 component vectors of its 8 neighbours (every block) and
+// reading all 8 of its links (as stored: 18, 12 or 8 reals each) and the 24 component vectors of its 8 neighbours (every block) and
 // streaming out 24 vectors per block, with the kernel's prefetches, one add per loaded vector and
 // nothing else. Out of cache it shows how much of the roofline the kernel's access pattern allows
 // before any arithmetic; the output of each component is the sum of the 8 neighbours' (no lane
 // permutes: not a Dslash).
-template <class Real, class Vec, bool Folded, bool SiteMajor>
+template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals>
 void launch_traffic(const RunArgs<Real>& args) {
-  using Body = DslashBody<Real, Vec, Folded, SiteMajor>;
+  using Body = DslashBody<Real, Vec, Folded, SiteMajor, Reals>;
   constexpr int W = Body::W, kLinkVectors = 8 * Body::kLinkReals / W;
   const Body body(args);
   const index_t cs = body.component_stride(), ls = body.link_stride();
@@ -138,9 +138,8 @@ void launch_traffic(const RunArgs<Real>& args) {
   });
 }
 template <class Real, class Vec, bool Folded>
-void run_traffic(const RunArgs<Real>& args) {
-  if (args.component_stride == 1) launch_traffic<Real, Vec, Folded, true>(args);  // constant offsets, as run_dslash
-  else launch_traffic<Real, Vec, Folded, false>(args);
+void run_traffic(const RunArgs<Real>& args) {  // the links as the kernel stores them: compressed or not
+  with_layout_and_compression(args, [&]<bool SiteMajor, int Reals>() { launch_traffic<Real, Vec, Folded, SiteMajor, Reals>(args); });
 }
 
 }  // namespace dslash::kernels

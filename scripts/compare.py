@@ -25,7 +25,7 @@ def main():
     after = {variant_key(r): r for r in load_rows(a.after)}
     common = [k for k in before if k in after]
     if not common:
-        sys.exit("error: the two files share no variant (kernel, dispatch, prec, simd, nrhs, lattice, parity, dagger, layout, threads)")
+        sys.exit("error: the two files share no variant (kernel, dispatch, prec, simd, nrhs, lattice, parity, dagger, layout, compress, threads)")
     print(f"{'variant':52s} {'before':>9s} {'after':>9s} {'ratio':>7s} {'noise':>6s}  verdict")
     regressions = 0
     for k in sorted(common):
@@ -34,7 +34,7 @@ def main():
         noise = max(a.noise, b.get("spread", 0), n.get("spread", 0))
         verdict = "REGRESSION" if ratio < 1 - noise else "faster" if ratio > 1 + noise else "same"
         regressions += verdict == "REGRESSION"
-        name = f"{k[0]} {k[1]} {k[2]} {k[3]} nrhs={k[4]} {k[5]} {k[6]}{' dag' if k[7] else ''} {k[8]} t={k[9]}"
+        name = f"{k[0]} {k[1]} {k[2]} {k[3]} nrhs={k[4]} {k[5]} {k[6]}{' dag' if k[7] else ''} {k[8]}{f' r{k[9]}' if k[9] != 18 else ''} t={k[10]}"
         print(f"{name:52s} {b['gflops']:9.2f} {n['gflops']:9.2f} {ratio:7.3f} {noise:6.2f}  {verdict}")
     for k in sorted(set(before) ^ set(after)):
         print(f"only in {'before' if k in before else 'after'}: {k}")

@@ -22,4 +22,4 @@ def load_rows(path):
 def variant_key(row):
     """What identifies a variant across runs and machines (not its timings)."""
     return (row["kernel"], row["dispatch"], row["prec"], row["simd"], row["nrhs"], "x".join(map(str, row["lattice"])),
-            row["parity"], row["dagger"], row.get("layout", "right"), row["threads"])
+            row["parity"], row["dagger"], row.get("layout", "right"), row.get("compress", 18), row["threads"])

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import tempfile
 
-FIELDS = ["kernel", "dispatch", "prec", "simd", "nrhs", "lattice", "parity", "dagger", "layout", "tile", "threads",
+FIELDS = ["kernel", "dispatch", "prec", "simd", "nrhs", "lattice", "parity", "dagger", "layout", "compress", "tile", "threads",
           "gflops", "gbytes_model", "roofline_gflops", "percent_of_roofline", "time_min_s", "time_median_s", "time_max_s"]
 
 

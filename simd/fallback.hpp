@@ -2,7 +2,9 @@
 // Our own scalar fallback (xsimd 8.1 has no scalar or emulated batch): W lanes in a plain array,
 // with the interface of the per-ISA batches. W = 1 is the scalar type of the naive kernel; larger W
 // emulates a vector ISA lane by lane (the tests use it to fold a lattice 16 ways on any CPU).
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 
 namespace dslash::simd {
@@ -53,6 +55,27 @@ template <class Real, int W>
 inline FallbackBatch<Real, W> nmadd(const FallbackBatch<Real, W>& a, const FallbackBatch<Real, W>& b,
                                     const FallbackBatch<Real, W>& c) {
   return c - a * b;
+}
+
+// The vector maths of gauge compression (kernels/link_compression.hpp), lane by lane.
+template <class Real, int W>
+inline FallbackBatch<Real, W> sqrt_nonnegative(const FallbackBatch<Real, W>& x) {  // sqrt(max(x, 0))
+  FallbackBatch<Real, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = std::sqrt(std::max(x.v[i], Real(0)));
+  return r;
+}
+template <class Real, int W>
+inline void sin_cos(const FallbackBatch<Real, W>& x, FallbackBatch<Real, W>& s, FallbackBatch<Real, W>& c) {
+  for (int i = 0; i < W; ++i) {
+    s.v[i] = std::sin(x.v[i]);
+    c.v[i] = std::cos(x.v[i]);
+  }
+}
+template <class Real, int W>
+inline FallbackBatch<Real, W> inverse(const FallbackBatch<Real, W>& x) {
+  FallbackBatch<Real, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = Real(1) / x.v[i];
+  return r;
 }
 
 // Swap lanes whose index differs in bit Level: lane i takes lane i ^ (1 << Level).

@@ -58,6 +58,22 @@ DSLASH_INLINE_FUNCTION SimtLane<Real, W> nmadd(const SimtLane<Real, W>& a, const
   return SimtLane<Real, W>(fma(-a.v, b.v, c.v));
 }
 
+// The vector maths of gauge compression (kernels/link_compression.hpp): CUDA's own functions on
+// the device (the host never runs SimtLane, but compiles these bodies).
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> sqrt_nonnegative(const SimtLane<Real, W>& x) {  // sqrt(max(x, 0))
+  return SimtLane<Real, W>(sqrt(fmax(x.v, Real(0))));
+}
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION void sin_cos(const SimtLane<Real, W>& x, SimtLane<Real, W>& s, SimtLane<Real, W>& c) {
+  s = SimtLane<Real, W>(sin(x.v));
+  c = SimtLane<Real, W>(cos(x.v));
+}
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> inverse(const SimtLane<Real, W>& x) {
+  return SimtLane<Real, W>(Real(1) / x.v);
+}
+
 // The threads of this thread's W-group, as a warp mask (the block is W threads wide, so a row of the
 // block is one group and a warp holds 32 / W of them).
 template <int W>

@@ -23,6 +23,22 @@ inline Batch<T, A> nmadd(const Batch<T, A>& a, const Batch<T, A>& b, const Batch
   return xsimd::fnma(a, b, c);
 }
 
+// The vector maths of gauge compression (kernels/link_compression.hpp).
+template <class T, class A>
+inline Batch<T, A> sqrt_nonnegative(const Batch<T, A>& x) {  // sqrt(max(x, 0)): rounding may take x a little below 0
+  return xsimd::sqrt(xsimd::max(x, Batch<T, A>(T(0))));
+}
+template <class T, class A>
+inline void sin_cos(const Batch<T, A>& x, Batch<T, A>& s, Batch<T, A>& c) {
+  const auto sc = xsimd::sincos(x);
+  s = sc.first;
+  c = sc.second;
+}
+template <class T, class A>
+inline Batch<T, A> inverse(const Batch<T, A>& x) {
+  return Batch<T, A>(T(1)) / x;
+}
+
 template <class T, class A>
 inline T reduce_add(const Batch<T, A>& b) {
 #if XSIMD_VERSION_MAJOR >= 9

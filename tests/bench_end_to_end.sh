@@ -30,7 +30,7 @@ assert j["meta"]["headline"] == "the best of 3 timed calls; min/median/max over 
 assert (j["meta"]["llc_source"] == "unknown") == (j["meta"]["fits_in_llc"] is None), j["meta"]
 assert j["ceilings"]["bandwidth_GBs"] > 0 and j["ceilings"]["fma_peak_GFLOPs"] > 0
 assert j["ceilings"]["triad_bytes"] >= max(4 * j["meta"]["llc_bytes"], 2**30) * 0.99, j["ceilings"]["triad_bytes"]
-fields = ("kernel", "dispatch", "prec", "simd", "lanes", "nrhs", "lattice", "parity", "dagger", "layout", "tile", "tile_source",
+fields = ("kernel", "dispatch", "prec", "simd", "lanes", "nrhs", "lattice", "parity", "dagger", "layout", "compress", "tile", "tile_source",
           "team_size", "gflops", "gbytes_model", "roofline_gflops", "percent_of_roofline", "time_min_s", "time_median_s",
           "time_max_s", "times_s", "spread")
 assert len(j["results"]) == 9, len(j["results"])
@@ -81,6 +81,25 @@ rows = list(csv.DictReader(open("traffic.csv")))
 assert len(rows) == 1 and float(rows[0]["traffic_gflops"]) > 0, rows
 PY
 
+# Gauge compression: the header, the JSON and the CSV say it, the roofline follows the links as
+# stored ((8 x 12 + 48) x 4 compulsory bytes per site), and --check still passes.
+"$dslash" bench "${small[@]}" --kernel vnode --dispatch range --compress 12 --check --json r12.json > r12.txt 2> err.txt \
+  || fail "bench --compress 12 failed: $(cat err.txt)"
+grep -q "^# simd .*, gauge compression 12 reals per link (two rows stored, the third rebuilt)" r12.txt || fail "the header does not name the compression: $(cat r12.txt)"
+"$dslash" bench "${small[@]}" --kernel vnode --dispatch range --compress 8 --csv > r8.csv 2> /dev/null
+/usr/bin/python3 - <<'PY'
+import csv, json
+j = json.load(open("r12.json"))
+assert j["meta"]["compress"] == 12, j["meta"]
+[r] = j["results"]
+assert r["compress"] == 12 and r["check"]["passed"], r
+roof = min(j["ceilings"]["bandwidth_GBs"] * 1320 / ((8 * 12 + 48) * 4), r["fma_peak_gflops"])
+assert abs(r["roofline_gflops"] - roof) < 1e-9 * roof, (r["roofline_gflops"], roof)
+assert json.load(open("run.json"))["results"][0]["compress"] == 18
+rows = list(csv.DictReader(open("r8.csv")))
+assert len(rows) == 1 and rows[0]["compress"] == "8", rows
+PY
+
 # Tuning: the first run tunes and stores, the second reads the cache.
 "$dslash" bench "${small[@]}" --kernel vnode --dispatch mdrange --tile auto --json t1.json > /dev/null 2>&1
 grep -q "^# dslash tune cache v1" tune.tsv || fail "tune cache not written"
@@ -123,6 +142,7 @@ bad_flag "--nrhs does not apply to --kernel naive" "${tiny[@]}" --kernel naive -
 bad_flag "--simd avx2 does not apply to --kernel naive" "${tiny[@]}" --kernel naive --simd avx2
 bad_flag "--comms-overlap requires --mpi" "${tiny[@]}" --comms-overlap off
 bad_flag "--backend: gpu not in" "${tiny[@]}" --backend gpu
+bad_flag "--compress: 7 not in" "${tiny[@]}" --compress 7
 # --backend cuda without a usable GPU (or in a build without CUDA) says why, at once; with a GPU the
 # CPU-only options are refused.
 if nvidia-smi -L > /dev/null 2>&1; then

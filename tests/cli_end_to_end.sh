@@ -26,6 +26,12 @@ done
 "$dslash" apply --gauge V.nersc --in psi8.npy --out naive8.npy --parity odd --dagger --kernel naive --dispatch team --team-size 3 > /dev/null
 "$dslash" apply --gauge V.nersc --in psi8.npy --out vnode8.npy --parity odd --dagger --kernel vnode --dispatch mdrange --tile 3.1.5.2 --layout left > /dev/null
 "$dslash" apply --gauge V.nersc --in psi8.npy --out mrhs8.npy --parity odd --dagger --kernel mrhs --simd scalar --prec single > /dev/null
+# Gauge compression: 12 and 8 give 18's answer on SU(3) links (checked with numpy below).
+for r in 12 8; do
+  "$dslash" apply --gauge V.nersc --in psi8.npy --out "vnode8_r$r.npy" --parity odd --dagger --kernel vnode --dispatch mdrange --tile 3.1.5.2 --layout left --compress "$r" > /dev/null
+  "$dslash" apply --gauge V.nersc --in psi8.npy --out "naive8_r$r.npy" --parity odd --dagger --kernel naive --dispatch team --team-size 3 --compress "$r" > /dev/null
+  "$dslash" apply --gauge V.nersc --in psi8.npy --out "mrhs8_r$r.npy" --parity odd --dagger --kernel mrhs --simd scalar --prec single --compress "$r" > /dev/null
+done
 
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
   /usr/bin/python3 - <<'PY'
@@ -45,6 +51,13 @@ for name, tol in (("naive8", 1e-12), ("vnode8", 1e-12), ("mrhs8", 1e-5)):
     assert got.shape == ref.shape, (name, got.shape)
     err = np.abs(got - ref).max() / np.abs(ref).max()
     assert err < tol, f"{name}: relative error {err}"
+for name, tol in (("vnode8", 1e-12), ("naive8", 1e-12), ("mrhs8", 1e-5)):
+    uncompressed = np.load(f"{name}.npy")
+    for r in (12, 8):
+        got = np.load(f"{name}_r{r}.npy")
+        assert got.dtype == uncompressed.dtype and got.shape == uncompressed.shape, (name, r)
+        err = np.abs(got - uncompressed).max() / np.abs(uncompressed).max()
+        assert err < tol, f"{name} --compress {r}: relative error {err} against --compress 18"
 assert np.load("mrhs8.npy").dtype == np.complex64
 PY
 fi
@@ -119,6 +132,28 @@ expect_message "--layout does not apply to --kernel reference" x.npy apply --gau
 expect_message "--simd avx2 does not apply to --kernel naive, which runs scalar" x.npy \
   apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx2
 expect_message "--comms-overlap requires --mpi" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --comms-overlap off
+expect_message "--compress does not apply to --kernel reference" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --compress 12
+
+# Gauge compression takes 18, 12 or 8, and only links it can store: a field that is not SU(3) (a
+# valid NERSC file of unit links 1% too long) and, for 8, unit links are refused, naming the link.
+expect_message "--compress" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel vnode --compress 7
+/usr/bin/python3 - <<'PY'
+import struct
+dims, s = (4, 6, 8, 10), 1.01
+link = (s, 0, 0, 0, 0, 0, 0, 0, s, 0, 0, 0, 0, 0, 0, 0, s, 0)
+data = struct.pack(">18d", *link) * (4 * dims[0] * dims[1] * dims[2] * dims[3])
+checksum = sum(struct.unpack(f">{len(data) // 4}I", data)) & 0xFFFFFFFF
+header = ["BEGIN_HEADER", "HDR_VERSION = 1.0", "DATATYPE = 4D_SU3_GAUGE_3x3", "STORAGE_FORMAT = 1.0"]
+header += [f"DIMENSION_{mu + 1} = {n}" for mu, n in enumerate(dims)]
+header += [f"LINK_TRACE = {s!r}", f"PLAQUETTE = {s ** 4!r}"] + [f"BOUNDARY_{mu + 1} = PERIODIC" for mu in range(4)]
+header += [f"CHECKSUM = {checksum:08x}", "FLOATING_POINT = IEEE64BIG", "END_HEADER"]
+open("long.nersc", "wb").write(("\n".join(header) + "\n").encode() + data)
+PY
+"$dslash" apply --gauge long.nersc --in psi.npy --out long18.npy --kernel naive > /dev/null || fail "--compress 18 refused a valid file"
+expect_message "^dslash: error: --compress 12: link (x,y,z,t,mu) = (0,0,0,0,0) is not SU(3): |U U^dagger - 1| = 2.0e-02" x.npy \
+  apply --gauge long.nersc --in psi.npy --out x.npy --kernel naive --compress 12
+expect_message "is not SU(3)" x.npy apply --gauge long.nersc --in psi.npy --out x.npy --kernel mrhs --simd scalar --prec single --compress 8
+expect_message "does not survive the 8-real parametrisation" x.npy apply --gauge unit.nersc --in psi.npy --out x.npy --kernel naive --compress 8
 
 # A one-spinor file of shape (1, L3, L2, L1, L0, 4, 3) gives a result of the same shape.
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then

@@ -19,6 +19,8 @@ grep -q "grid 2.1.1.2 (4 ranks): global 8x4x8x8, local 4x4x8x4" out.txt || fail 
 "$mpirun" -np 2 "$dslash" apply --gauge U.nersc --in psi.npy --out two.npy --kernel mrhs --simd scalar --parity odd --dagger --mpi 1.1.2.1 \
   --comms-overlap off > /dev/null
 "$dslash" apply --gauge U.nersc --in psi.npy --out ref.npy --parity odd --dagger > /dev/null
+# Compressed links in the interior (the face kernels keep theirs whole): the same answer.
+"$mpirun" -np 4 "$dslash" apply --gauge U.nersc --in psi.npy --out four_r12.npy --kernel vnode --parity odd --dagger --mpi 2.1.1.2 --compress 12 > /dev/null
 # One process with --mpi 1.1.1.1 (MPI singleton) is the plain run.
 "$dslash" apply --gauge U.nersc --in psi.npy --out single.npy --kernel naive --parity odd --dagger --mpi 1.1.1.1 > /dev/null
 cmp -s one.npy single.npy || fail "--mpi 1.1.1.1 differs from the plain run"
@@ -26,7 +28,7 @@ if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; th
   /usr/bin/python3 - <<'PY'
 import numpy as np
 ref = np.load("ref.npy")
-for name in ("one", "four", "two"):
+for name in ("one", "four", "two", "four_r12"):
     got = np.load(f"{name}.npy")
     assert got.shape == ref.shape and got.dtype == ref.dtype, (name, got.shape, got.dtype)
     err = np.abs(got - ref).max() / np.abs(ref).max()
@@ -112,6 +114,9 @@ expect_mpi_error 2 "verbose requires --mpi" bench --lattice 8x8x8x8 --iters 1 --
 expect_mpi_error 2 "comms-overlap: sometimes not in {on,off,chunks,thread}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --comms-overlap sometimes
 expect_mpi_error 2 "halo-chunks 0: too small" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-chunks 0
 expect_mpi_error 2 "expected four rank counts" bench --mpi 1.2 --iters 1
+# Links the compression cannot store: rank 0 reads the file and refuses it for every rank.
+"$dslash" gauge --lattice 8x4x8x8 --unit --out unit.nersc > /dev/null
+expect_mpi_error 2 "does not survive the 8-real parametrisation" apply --gauge unit.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --compress 8
 expect_mpi_error 2 "missing.nersc" apply --gauge missing.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
 [ ! -e x.npy ] || fail "a failed apply left x.npy"
 # Output paths: rank 0 checks them before any work, and every rank stops.

@@ -154,7 +154,7 @@ TEST(Report, EveryBenchWritesTheSameFieldsAndAddsItsOwn) {
   r.times = {2e-3, 1e-3};
   r.check = CheckOutcome{1e-7, true};
   const nlohmann::json res = result_json(r, run);
-  for (const char* key : {"kernel", "dispatch", "prec", "simd", "lanes", "nrhs", "lattice", "parity", "dagger", "layout", "tile",
+  for (const char* key : {"kernel", "dispatch", "prec", "simd", "lanes", "nrhs", "lattice", "parity", "dagger", "layout", "compress", "tile",
                           "tile_source", "team_size", "sites_per_team", "gflops", "gbytes_model", "roofline_gflops",
                           "percent_of_roofline", "fma_peak_gflops", "time_min_s", "time_median_s", "time_max_s", "times_s", "spread",
                           "rotating_sets", "check"})
@@ -165,6 +165,7 @@ TEST(Report, EveryBenchWritesTheSameFieldsAndAddsItsOwn) {
   Ceilings ceilings(run.llc);
   const nlohmann::json j = run_json(run, ceilings, nlohmann::json::array({res}), {});
   EXPECT_EQ(j["meta"]["ranks"], 4);
+  EXPECT_EQ(j["meta"]["compress"], 18);
   EXPECT_EQ(j["meta"]["headline"], timing_rule(5, 1));
   EXPECT_TRUE(j["meta"]["fits_in_llc"].is_null());  // the cache is unknown: neither fits nor exceeds
   EXPECT_EQ(j["meta"]["llc_source"], "unknown");
@@ -173,6 +174,29 @@ TEST(Report, EveryBenchWritesTheSameFieldsAndAddsItsOwn) {
 
   run.llc = choose_last_level_cache({.sysconf = 32 * MiB});
   EXPECT_EQ(run_json(run, ceilings, nlohmann::json::array(), {})["meta"]["fits_in_llc"], true);
+}
+
+// CONVENTIONS.md's compulsory bytes per site follow the links as stored: checkerboarded, single
+// precision, 8 links of G reals and two spinors (48 reals): (8 G + 48) x 4 bytes.
+TEST(ByteModel, FollowsTheGaugeCompression) {
+  const int expected_single[][2] = {{18, 768}, {12, 576}, {8, 448}};
+  for (const auto& [reals, bytes] : expected_single) {
+    DslashConfig cfg{.kernel = KernelFamily::Vnode, .out = Subset::Even, .compress = reals};
+    EXPECT_EQ(variant_bytes(cfg, 4).compulsory, bytes) << reals;
+    EXPECT_EQ(variant_bytes(cfg, 8).compulsory, 2 * bytes) << reals;
+    // mrhs: 16 right-hand sides share each (compressed) link.
+    cfg.kernel = KernelFamily::Mrhs;
+    cfg.nrhs = 16;
+    EXPECT_DOUBLE_EQ(variant_bytes(cfg, 4).compulsory, (8.0 * reals / 16 + 48) * 4) << reals;
+  }
+  // The full lattice: each site's 4 links (its backward hops are its neighbours' forward links).
+  EXPECT_EQ(variant_bytes({.kernel = KernelFamily::Naive, .out = Subset::Full, .compress = 12}, 4).compulsory, (4 * 12 + 48) * 4);
+}
+
+TEST(ByteModel, TheTuneCacheKeepsCompressionsApart) {
+  const Geometry geom({8, 8, 8, 8});
+  EXPECT_NE(tune_key({.compress = 18}, geom, 4, "threads2"), tune_key({.compress = 12}, geom, 4, "threads2"));
+  EXPECT_NE(tune_key({.compress = 12}, geom, 4, "threads2"), tune_key({.compress = 8}, geom, 4, "threads2"));
 }
 
 TEST(Report, CsvRowHasOneValuePerColumn) {

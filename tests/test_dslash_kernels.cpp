@@ -1,11 +1,15 @@
 // Every kernel x dispatch x precision x instruction set x parity x dagger against the scalar
-// reference (docs/CONVENTIONS.md tolerances: 1e-5 single, 1e-12 double, relative).
+// reference (docs/CONVENTIONS.md tolerances: 1e-5 single, 1e-12 double, relative), uncompressed and
+// with compressed links (12 and 8 reals); the link compression itself, link by link.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <complex>
 #include <cstring>
 #include <limits>
 #include <map>
+#include <numbers>
 #include <tuple>
 
 #include "kernels/dslash_faces.hpp"
@@ -68,18 +72,33 @@ struct Variant {
   SimdIsa isa;
   Dispatch dispatch;
   bool single;
+  int compress = 18;
 };
 
-std::vector<Variant> all_variants() {
+std::vector<Variant> all_variants(int compress = 18) {
   std::vector<Variant> v;
   for (bool single : {true, false})
     for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange}) {
-      v.push_back({KernelFamily::Naive, SimdIsa::Scalar, d, single});
+      v.push_back({KernelFamily::Naive, SimdIsa::Scalar, d, single, compress});
       for (KernelFamily k : {KernelFamily::Mrhs, KernelFamily::Vnode})
-        for (SimdIsa isa : compiled_isas()) v.push_back({k, isa, d, single});
+        for (SimdIsa isa : compiled_isas()) v.push_back({k, isa, d, single, compress});
     }
   return v;
 }
+std::vector<Variant> compressed_variants() {
+  std::vector<Variant> v = all_variants(12), eight = all_variants(8);
+  v.insert(v.end(), eight.begin(), eight.end());
+  return v;
+}
+std::string variant_name(const ::testing::TestParamInfo<Variant>& info) {
+  const Variant& v = info.param;
+  return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double") +
+         (v.compress != 18 ? "_r" + std::to_string(v.compress) : "");
+}
+
+// Each output parity with and without the dagger.
+const std::vector<std::pair<Subset, bool>> kEveryCase = {{Subset::Even, false}, {Subset::Even, true}, {Subset::Odd, false},
+                                                         {Subset::Odd, true},   {Subset::Full, false}, {Subset::Full, true}};
 
 class DslashKernels : public ::testing::TestWithParam<Variant> {
  protected:
@@ -88,22 +107,21 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
   }
 
   template <class Real>
-  void check_against_reference(const DslashConfig& base) {
+  void check_against_reference(const DslashConfig& base, const std::vector<std::pair<Subset, bool>>& cases = kEveryCase) {
     Fixture<Real>& f = fixture<Real>();
     const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
-    for (Subset out : {Subset::Even, Subset::Odd, Subset::Full})
-      for (bool dagger : {false, true}) {
-        DslashConfig cfg = base;
-        cfg.out = out;
-        cfg.dagger = dagger;
-        if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(cfg.isa, sizeof(Real)) * (cfg.isa == SimdIsa::Scalar ? 3 : 1);
-        const DslashKernel<Real> d(f.u, cfg);
-        const auto result = d.apply(f.inputs(d.in_subset(), cfg.nrhs));
-        ASSERT_EQ(static_cast<int>(result.size()), cfg.nrhs);
-        for (int r = 0; r < cfg.nrhs; ++r)
-          EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], f.expected(out, dagger, r)), tolerance)
-              << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
-      }
+    for (const auto& [out, dagger] : cases) {
+      DslashConfig cfg = base;
+      cfg.out = out;
+      cfg.dagger = dagger;
+      if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(cfg.isa, sizeof(Real)) * (cfg.isa == SimdIsa::Scalar ? 3 : 1);
+      const DslashKernel<Real> d(f.u, cfg);
+      const auto result = d.apply(f.inputs(d.in_subset(), cfg.nrhs));
+      ASSERT_EQ(static_cast<int>(result.size()), cfg.nrhs);
+      for (int r = 0; r < cfg.nrhs; ++r)
+        EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], f.expected(out, dagger, r)), tolerance)
+            << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
+    }
   }
 
   DslashConfig config() const {
@@ -115,7 +133,39 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
     cfg.tile = {3, 3, 5, 3};
     cfg.team_size = 3;
     cfg.sites_per_team = 7;
+    cfg.compress = GetParam().compress;
     return cfg;
+  }
+
+  // The split directions `halo` left out by the kernel (run in uneven slabs of outer t, as
+  // HaloDslash launches it between MPI tests) and added back by DslashFaces from this domain's own
+  // faces, wrapped onto itself as MPI does with a grid of one rank per split direction: the sum must
+  // be the periodic operator.
+  template <class Real>
+  void check_halo_faces_against_reference(const DslashConfig& cfg) {
+    Fixture<Real>& f = fixture<Real>();
+    const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
+    const DslashKernel<Real> d(f.u, cfg);
+    const DslashFaces<Real> faces(d, f.u);
+    const View<Real, 1> in = d.allocate_spinors("in"), chi = d.allocate_spinors("out");
+    d.pack(f.inputs(d.in_subset(), cfg.nrhs), in);
+    const index_t T = d.outer_t(), cuts[] = {0, T / 3, T / 3 + 1, T};
+    for (int k = 0; k < 3; ++k) d.apply_slab(in, chi, cuts[k], cuts[k + 1]);
+    for (int mu = 0; mu < 4; ++mu) {
+      const index_t face = kLattice.volume() / kLattice.extent(mu) / (cfg.out == Subset::Full ? 1 : 2);
+      EXPECT_EQ(faces.face_sites(mu), cfg.halo[static_cast<std::size_t>(mu)] ? face : 0);
+      std::vector<Real> half(faces.halo_reals(mu));
+      EXPECT_EQ(half.size(), static_cast<std::size_t>(faces.face_sites(mu) * cfg.nrhs * 12));
+      for (Hop hop : {Hop::Forward, Hop::Backward}) {
+        faces.project(mu, hop, in, half.data());
+        faces.complete(mu, hop, half.data(), chi);
+      }
+    }
+    std::vector<SpinorField<Real>> result;
+    d.unpack(chi, result);
+    for (int r = 0; r < cfg.nrhs; ++r)
+      EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], f.expected(cfg.out, cfg.dagger, r)), tolerance)
+          << d.label() << " " << to_string(cfg.out) << (cfg.dagger ? " dagger" : "") << " rhs " << r;
   }
 };
 
@@ -141,42 +191,18 @@ TEST_P(DslashKernels, DefaultTilesAndTeamsToo) {
 // one rank per split direction. The sum must be the periodic operator. The kernel runs in slabs.
 TEST_P(DslashKernels, HaloFacesCompleteTheSplitDirections) {
   const auto run = [&]<class Real>(Real) {
-    Fixture<Real>& f = fixture<Real>();
-    const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
     const std::array<bool, 4> splits[3] = {{true, true, true, true}, {true, false, true, false}, {false, true, false, true}};
-    for (Subset out : {Subset::Even, Subset::Odd, Subset::Full})
-      for (bool dagger : {false, true}) {
-        DslashConfig cfg = config();
-        cfg.out = out;
-        cfg.dagger = dagger;
-        cfg.halo = splits[static_cast<int>(out)];
-        // Two blocks of right-hand sides on one parity (the messages interleave blocks per face
-        // vector), and the component-major spinor layout on another.
-        if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(cfg.isa, sizeof(Real)) * (out == Subset::Odd ? 2 : 1);
-        if (out == Subset::Full) cfg.layout = SpinorLayout::Left;
-        const DslashKernel<Real> d(f.u, cfg);
-        const DslashFaces<Real> faces(d, f.u);
-        const View<Real, 1> in = d.allocate_spinors("in"), chi = d.allocate_spinors("out");
-        d.pack(f.inputs(d.in_subset(), cfg.nrhs), in);
-        // The interior in uneven slabs of outer t, as HaloDslash launches it between MPI tests.
-        const index_t T = d.outer_t(), cuts[] = {0, T / 3, T / 3 + 1, T};
-        for (int k = 0; k < 3; ++k) d.apply_slab(in, chi, cuts[k], cuts[k + 1]);
-        for (int mu = 0; mu < 4; ++mu) {
-          const index_t face = kLattice.volume() / kLattice.extent(mu) / (out == Subset::Full ? 1 : 2);
-          EXPECT_EQ(faces.face_sites(mu), cfg.halo[static_cast<std::size_t>(mu)] ? face : 0);
-          std::vector<Real> half(faces.halo_reals(mu));
-          EXPECT_EQ(half.size(), static_cast<std::size_t>(faces.face_sites(mu) * cfg.nrhs * 12));
-          for (Hop hop : {Hop::Forward, Hop::Backward}) {
-            faces.project(mu, hop, in, half.data());
-            faces.complete(mu, hop, half.data(), chi);
-          }
-        }
-        std::vector<SpinorField<Real>> result;
-        d.unpack(chi, result);
-        for (int r = 0; r < cfg.nrhs; ++r)
-          EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], f.expected(out, dagger, r)), tolerance)
-              << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
-      }
+    for (const auto& [out, dagger] : kEveryCase) {
+      DslashConfig cfg = config();
+      cfg.out = out;
+      cfg.dagger = dagger;
+      cfg.halo = splits[static_cast<int>(out)];
+      // Two blocks of right-hand sides on one parity (the messages interleave blocks per face
+      // vector), and the component-major spinor layout on another.
+      if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(cfg.isa, sizeof(Real)) * (out == Subset::Odd ? 2 : 1);
+      if (out == Subset::Full) cfg.layout = SpinorLayout::Left;
+      check_halo_faces_against_reference<Real>(cfg);
+    }
   };
   if (GetParam().single) run(float{});
   else run(double{});
@@ -212,10 +238,31 @@ TEST_P(DslashKernels, TrafficProbeReadsEveryNeighbourAndWritesEveryOutput) {
   else run(double{});
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_variants()), [](const auto& param_info) {
-  const Variant& v = param_info.param;
-  return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
-});
+INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_variants()), variant_name);
+
+// Gauge compression: every variant again with 12 and with 8 stored reals per link, on the same
+// (SU(3) to rounding) links and tolerances. Three applications, not the 18 + 6 of the tests above,
+// cover both daggers, all three parities, both layouts (site-major and the GPU's component-major
+// links), the odd launch shapes, two blocks of right-hand sides (each rebuilds the links), and the
+// halo faces (which keep their own uncompressed links) with every direction split.
+class CompressedLinks : public DslashKernels {};
+
+TEST_P(CompressedLinks, AgreeWithTheReference) {
+  const auto run = [&]<class Real>(Real) {
+    DslashConfig cfg = config();
+    check_against_reference<Real>(cfg, {{Subset::Even, false}, {Subset::Full, true}});
+    cfg.layout = SpinorLayout::Left;
+    cfg.out = Subset::Odd;
+    cfg.dagger = true;
+    cfg.halo = {true, true, true, true};
+    if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = 2 * simd_lanes(cfg.isa, sizeof(Real));
+    check_halo_faces_against_reference<Real>(cfg);
+  };
+  if (GetParam().single) run(float{});
+  else run(double{});
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryVariant, CompressedLinks, ::testing::ValuesIn(compressed_variants()), variant_name);
 
 // The GPU's vnode layout (kernel_layout.hpp): every real of every (site, block, component, lane) at
 // its own index, a lane's imaginary part right after its real part, lanes adjacent.
@@ -311,6 +358,147 @@ TEST(DslashKernelLayouts, MrhsEqualsIndependentSingleRhsApplications) {
         EXPECT_LT(test::relative_difference(lane, alone[0]), 8 * std::numeric_limits<float>::epsilon()) << mrhs.label() << " rhs " << r << " against naive";
     }
   }
+}
+
+// Gauge compression, link by link: what the kernels store (compress_link) and rebuild with their own
+// arithmetic (decompress_link), against the link, in units of the precision's epsilon.
+template <class Real>
+double rebuild_error(const ColourMatrix<Real>& u, int reals) {
+  Real stored[18];
+  compress_link(u, reals, stored);
+  const ColourMatrix<Real> back = decompress_link(stored, reals);
+  double worst = 0;
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) {
+      const double d = std::abs(std::complex<double>(back(r, c)) - std::complex<double>(u(r, c)));
+      if (!(d <= worst)) worst = d;  // a NaN stays
+    }
+  return worst;
+}
+
+// The links of a small random field, and their adjoints (the backward hops store U^dagger).
+template <class Real>
+std::vector<ColourMatrix<Real>> random_links() {
+  GaugeField<double> u(Geometry({4, 4, 4, 4}));
+  fill_random_su3(u, 7);
+  const GaugeField<Real> ur = convert_precision<Real>(u);
+  std::vector<ColourMatrix<Real>> links;
+  for (site_t s = 0; s < ur.geometry().volume(); ++s)
+    for (int mu = 0; mu < 4; ++mu) {
+      links.push_back(ur.link(s, mu));
+      links.push_back(adjoint(ur.link(s, mu)));
+    }
+  return links;
+}
+
+// An SU(3) link with U00 = a1 (|a1| <= 1) and the rest random: the first row keeps the direction of
+// a random link's a2, a3, scaled to norm sqrt(1 - |a1|^2); Gram-Schmidt and the cross product do the rest.
+ColourMatrix<double> link_with_first_entry(std::complex<double> a1, std::uint64_t seed) {
+  GaugeField<double> u(Geometry({2, 2, 2, 2}));
+  fill_random_su3(u, seed);
+  ColourMatrix<double> m = u.link(0, 0);
+  const double rest = std::sqrt(std::norm(m(0, 1)) + std::norm(m(0, 2)));
+  for (int c = 1; c < 3; ++c) m(0, c) *= std::sqrt(1 - std::norm(a1)) / rest;
+  m(0, 0) = a1;
+  reunitarize(m);
+  return m;
+}
+
+template <class Real>
+ColourMatrix<Real> convert_precision_link(const ColourMatrix<double>& m) {
+  ColourMatrix<Real> r;
+  for (int a = 0; a < 3; ++a)
+    for (int b = 0; b < 3; ++b) r(a, b) = std::complex<Real>(m(a, b));
+  return r;
+}
+
+template <class Real>
+void expect_round_trips() {
+  constexpr double eps = std::numeric_limits<Real>::epsilon();
+  double worst12 = 0, worst8 = 0;
+  for (const ColourMatrix<Real>& u : random_links<Real>()) {
+    EXPECT_EQ(rebuild_error(u, 18), 0.0);
+    worst12 = std::max(worst12, rebuild_error(u, 12) / eps);
+    // 8: the rebuilt |U00| = sqrt(1 - |a2|^2 - |a3|^2) carries the rounding of the sum over |U00|.
+    worst8 = std::max(worst8, rebuild_error(u, 8) / eps / (1 + 1 / std::abs(std::complex<double>(u(0, 0)))));
+  }
+  EXPECT_LT(worst12, 8) << "12: worst error in epsilons";
+  EXPECT_LT(worst8, 8) << "8: worst error in epsilons x (1 + 1/|U00|)";
+}
+TEST(LinkCompression, RandomSu3LinksRoundTripToRoundingInSingle) { expect_round_trips<float>(); }
+TEST(LinkCompression, RandomSu3LinksRoundTripToRoundingInDouble) { expect_round_trips<double>(); }
+
+// Where the 8-real parametrisation is delicate: |U00| -> 0 (its size from 1 - |a2|^2 - |a3|^2, at
+// most about sqrt(epsilon) off) and phases at the branch cut of arg, +-pi (a1 and c1 negative
+// real, from either side, and just inside it).
+template <class Real>
+void expect_delicate_links_round_trip() {
+  constexpr double eps = std::numeric_limits<Real>::epsilon();
+  std::uint64_t seed = 1;
+  for (double magnitude : {1e-2, 1e-4, 1e-6, 0.0})
+    for (double phase : {0.3, -2.9}) {
+      const auto u = convert_precision_link<Real>(link_with_first_entry(std::polar(magnitude, phase), ++seed));
+      EXPECT_LT(rebuild_error(u, 8), 4 * std::sqrt(eps)) << "|U00| = " << magnitude;
+      EXPECT_LT(rebuild_error(u, 8), rebuild_tolerance<Real>());
+      EXPECT_LT(rebuild_error(u, 12), 8 * eps) << "|U00| = " << magnitude;
+    }
+  const double pi = std::numbers::pi;
+  for (std::complex<double> a1 : {std::complex<double>(-0.6, 0.0), std::complex<double>(-0.6, -0.0), std::polar(0.6, pi - 1e-7),
+                                  std::polar(0.6, -pi + 1e-7)}) {
+    ColourMatrix<double> m = link_with_first_entry(a1, ++seed);
+    // c1 onto the cut too, at a1's phase: rows b and c turned by opposite phases (determinant 1).
+    const std::complex<double> turn = std::polar(1.0, std::arg(a1) - std::arg(m(2, 0)));
+    for (int c = 0; c < 3; ++c) {
+      m(2, c) *= turn;
+      m(1, c) /= turn;
+    }
+    if (a1.imag() == 0) m(2, 0) = {-std::abs(m(2, 0)), a1.imag()};  // exactly on the cut, with a1's signed zero
+    m(0, 0) = a1;
+    const auto u = convert_precision_link<Real>(m);
+    EXPECT_LT(rebuild_error(u, 8), 16 * eps) << "U00 = " << a1 << ", U20 = " << m(2, 0);
+  }
+}
+TEST(LinkCompression, DelicateLinksRoundTripInSingle) { expect_delicate_links_round_trip<float>(); }
+TEST(LinkCompression, DelicateLinksRoundTripInDouble) { expect_delicate_links_round_trip<double>(); }
+
+// A field that is not SU(3) within the precision, or that 8 cannot store, is refused with the link
+// and the reason; 18 takes anything.
+TEST(LinkCompression, RefusesLinksItCannotStore) {
+  auto message = [](const auto& u, int compress) -> std::string {
+    using Real = typename std::decay_t<decltype(u)>::real_type;
+    try {
+      DslashKernel<Real> d(u, {.kernel = KernelFamily::Naive, .compress = compress});
+    } catch (const std::invalid_argument& e) {
+      return e.what();
+    }
+    return "accepted";
+  };
+  GaugeField<double> random(Geometry({4, 4, 4, 4}));
+  fill_random_su3(random, 3);
+  GaugeField<float> u = convert_precision<float>(random);
+  EXPECT_EQ(message(u, 12), "accepted");
+  EXPECT_EQ(message(u, 8), "accepted");
+  // One link 3% too long: |U U^dagger - 1| = 1.03^2 - 1, |det U - 1| = 1.03^3 - 1.
+  const site_t s = u.geometry().site({1, 2, 3, 0});
+  ColourMatrix<float> bad = u.link(s, 2);
+  for (auto& row : bad.m)
+    for (auto& z : row) z *= 1.03f;
+  u.set_link(s, 2, bad);
+  EXPECT_EQ(message(u, 18), "accepted");
+  EXPECT_NE(message(u, 12).find("--compress 12: link (x,y,z,t,mu) = (1,2,3,0,2) is not SU(3): |U U^dagger - 1| = 6.1e-02, "
+                                "|det U - 1| = 9.3e-02 (single precision allows 1e-05)"),
+            std::string::npos)
+      << message(u, 12);
+  EXPECT_NE(message(u, 8).find("(1,2,3,0,2) is not SU(3)"), std::string::npos) << message(u, 8);
+  // SU(3) to single-precision rounding is not SU(3) in double: its compressed answer would differ.
+  EXPECT_NE(message(convert_precision<double>(convert_precision<float>(random)), 12).find("(double precision allows 1e-12)"), std::string::npos);
+  // Unit links: 12 stores them, 8 cannot (its rows 2 and 3 are lost where |U00| = 1).
+  GaugeField<double> unit(Geometry({4, 4, 4, 4}));
+  fill_unit(unit);
+  EXPECT_EQ(message(unit, 12), "accepted");
+  EXPECT_NE(message(unit, 8).find("--compress 8: link (x,y,z,t,mu) = (0,0,0,0,0) does not survive the 8-real parametrisation"), std::string::npos)
+      << message(unit, 8);
+  EXPECT_NE(message(unit, 7).find("--compress 7: choose 18 (none), 12 (two rows) or 8"), std::string::npos) << message(unit, 7);
 }
 
 TEST(DslashKernelValidation, ClearErrorsForWhatAKernelCannotTake) {

@@ -23,7 +23,11 @@ namespace dslash::bench {
 std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, const std::string& where) {
   return geom.to_string() + "|" + to_string(cfg.kernel) + "|" + to_string(cfg.dispatch) + "|" +
          (bytes_per_real == 4 ? "single" : "double") + "|" + to_string(cfg.isa) + "|nrhs" + std::to_string(cfg.nrhs) + "|" +
-         to_string(cfg.out) + "|" + to_string(cfg.layout) + "|" + where + "|" + build_id();
+         to_string(cfg.out) + "|" + to_string(cfg.layout) + "|r" + std::to_string(cfg.compress) + "|" + where + "|" + build_id();
+}
+
+ByteModel variant_bytes(const DslashConfig& cfg, int bytes_per_real) {
+  return bytes_per_site(cfg.out != Subset::Full, bytes_per_real, cfg.kernel == KernelFamily::Mrhs ? cfg.nrhs : 1, cfg.compress);
 }
 
 namespace {
@@ -203,9 +207,7 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   r.spread = summary.spread;
 
   // Headline rates from the best time.
-  const bool cb = r.cfg.out != Subset::Full;
-  const int sharing = r.cfg.kernel == KernelFamily::Mrhs ? r.cfg.nrhs : 1;
-  const ByteModel bytes = bytes_per_site(cb, sizeof(Real), sharing);
+  const ByteModel bytes = variant_bytes(r.cfg, sizeof(Real));
   const double site_rhs = static_cast<double>(d.output_sites()) * r.cfg.nrhs;
   r.gflops = kFlopsPerSite * site_rhs / r.time_min / 1e9;
   r.gbytes_model = bytes.model * site_rhs / r.time_min / 1e9;

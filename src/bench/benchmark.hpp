@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "bench/machine.hpp"
+#include "bench/metrics.hpp"
 #include "bench/tune_cache.hpp"
 #include "dslash/lattice/gauge_field.hpp"
 #include "dslash/lattice/spinor_field.hpp"
@@ -56,6 +57,10 @@ struct VariantResult {
   int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
   std::optional<CheckOutcome> check;  // with --check
 };
+
+// The byte model of a variant: checkerboarded or not, mrhs's right-hand sides sharing its links,
+// and the links as the kernel stores them (cfg.compress reals each).
+ByteModel variant_bytes(const DslashConfig& cfg, int bytes_per_real);
 
 // r's roofline on the run's best ceilings (measured per process, times the processes that ran it),
 // and r's share of it.

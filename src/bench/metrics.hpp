@@ -14,7 +14,8 @@ struct ByteModel {
   double compulsory;  // each input read once, each output written once
 };
 
-// F bytes per real, G reals per stored link, N right-hand sides sharing one gauge field.
+// F bytes per real, G reals per stored link (18, or 12 and 8 compressed: --compress), N right-hand
+// sides sharing one gauge field. Checkerboarded single precision: 768, 576 and 448 compulsory bytes.
 inline ByteModel bytes_per_site(bool checkerboard, int bytes_per_real, int rhs_sharing_links, int reals_per_link = 18) {
   const double F = bytes_per_real, G = reals_per_link, N = rhs_sharing_links;
   return {(8 * 24 + 8 * G / N + 24) * F, ((checkerboard ? 8 : 4) * G / N + 24 + 24) * F};

@@ -37,6 +37,12 @@ std::string timing_rule(int iters, int warmup) {
          std::to_string(warmup) + " untimed warm-up calls";
 }
 
+std::string compression_text(int compress) {
+  if (compress == 12) return "12 reals per link (two rows stored, the third rebuilt)";
+  if (compress == 8) return "8 reals per link (QUDA's reconstruct-8)";
+  return "none (18 reals per link)";
+}
+
 std::string RunInfo::headline() const { return timing_rule(iters, warmup) + (distributed ? ", each call timed to the slowest rank" : ""); }
 
 void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings) {
@@ -48,8 +54,9 @@ void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings) 
   else
     std::fprintf(out, "# threads%s %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", per_rank, run.threads, env_or_unset("OMP_PROC_BIND"),
                  env_or_unset("OMP_PLACES"));
-  std::fprintf(out, "# simd %s (%d lanes), precision %s, %s, flags '%s'\n", to_string(run.isa), simd_lanes(run.isa, run.bytes_per_real),
-               run.prec().c_str(), compiler_description().c_str(), build_flags().c_str());
+  std::fprintf(out, "# simd %s (%d lanes), precision %s, gauge compression %s, %s, flags '%s'\n", to_string(run.isa),
+               simd_lanes(run.isa, run.bytes_per_real), run.prec().c_str(), compression_text(run.compress).c_str(),
+               compiler_description().c_str(), build_flags().c_str());
   std::fprintf(out, "# git %s, %s, host %s\n", git_revision().c_str(), run.started.c_str(), host_name().c_str());
   const std::string triad = ceilings.on_device ? "device triad over " + format_bytes(ceilings.triad_bytes) + format("; copy %.1f GB/s", ceilings.copy_GBs())
                                                 : "STREAM triad over " + format_bytes(ceilings.triad_bytes) + ", streaming stores";
@@ -66,7 +73,7 @@ void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings) 
 }
 
 std::string csv_columns(bool traffic) {
-  return std::string("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,layout,tile,tile_source,team_size,time_min_s,time_median_s,"
+  return std::string("kernel,dispatch,prec,simd,nrhs,lattice,parity,dagger,layout,compress,tile,tile_source,team_size,time_min_s,time_median_s,"
                      "time_max_s,gflops,gbytes_model,roofline_gflops,percent_of_roofline") +
          (traffic ? ",traffic_gflops" : "");
 }
@@ -74,7 +81,8 @@ std::string csv_columns(bool traffic) {
 std::string csv_row(const VariantResult& r, const RunInfo& run, bool traffic) {
   std::string row = std::string(to_string(r.cfg.kernel)) + "," + to_string(r.cfg.dispatch) + "," + run.prec() + "," + to_string(r.cfg.isa) + "," +
                     std::to_string(r.cfg.nrhs) + "," + Geometry(run.lattice).to_string() + "," + to_string(r.cfg.out) + "," +
-                    (r.cfg.dagger ? "1" : "0") + "," + to_string(r.cfg.layout) + "," + tile_text(r.cfg.tile) + "," + r.tile_source + "," +
+                    (r.cfg.dagger ? "1" : "0") + "," + to_string(r.cfg.layout) + "," + std::to_string(r.cfg.compress) + "," +
+                    tile_text(r.cfg.tile) + "," + r.tile_source + "," +
                     std::to_string(r.cfg.team_size);
   for (double t : {r.time_min, r.time_median, r.time_max}) row += format(",%.6e", t);
   for (double rate : {r.gflops, r.gbytes_model, r.roofline_gflops}) row += format(",%.3f", rate);
@@ -87,7 +95,8 @@ nlohmann::json result_json(const VariantResult& r, const RunInfo& run) {
   nlohmann::json j = {
       {"kernel", to_string(r.cfg.kernel)}, {"dispatch", to_string(r.cfg.dispatch)}, {"prec", run.prec()},
       {"simd", to_string(r.cfg.isa)}, {"lanes", r.lanes}, {"nrhs", r.cfg.nrhs}, {"lattice", run.lattice},
-      {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"layout", to_string(r.cfg.layout)}, {"tile", r.cfg.tile},
+      {"parity", to_string(r.cfg.out)}, {"dagger", r.cfg.dagger}, {"layout", to_string(r.cfg.layout)}, {"compress", r.cfg.compress},
+      {"tile", r.cfg.tile},
       {"tile_source", r.tile_source}, {"team_size", r.cfg.team_size}, {"sites_per_team", r.cfg.sites_per_team}, {"gflops", r.gflops},
       {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
       {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
@@ -112,6 +121,7 @@ nlohmann::json run_json(const RunInfo& run, const Ceilings& ceilings, const nloh
       {"simd", to_string(run.isa)}, {"lanes", simd_lanes(run.isa, run.bytes_per_real)}, {"prec", run.prec()},
       {"compiler", compiler_description()}, {"flags", build_flags()}, {"git", git_revision()}, {"date", run.started},
       {"host", host_name()}, {"iters", run.iters}, {"warmup", run.warmup}, {"parity", run.parity}, {"dagger", run.dagger},
+      {"compress", run.compress},
       {"headline", run.headline()}};
   meta.update(run.extra);
   nlohmann::json fma_by_simd = nlohmann::json::object();

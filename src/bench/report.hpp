@@ -29,6 +29,7 @@ struct RunInfo {
   SimdIsa isa = SimdIsa::Scalar;
   std::vector<SimdIsa> isas;  // every instruction set whose FMA peak the run measured
   int bytes_per_real = 4, iters = 0, warmup = 0;
+  int compress = 18;  // gauge compression: reals stored per link (DslashConfig::compress)
   std::string parity;
   bool dagger = false;
   std::string started;                               // ISO 8601: the run's start
@@ -40,11 +41,15 @@ struct RunInfo {
 };
 
 // The gauge field, the kernel's packed links (8 per output site: as large as the gauge field for a
-// checkerboarded operator), and one input and one output spinor, on one process's lattice.
+// checkerboarded operator, at `compress` of its 18 reals per link), and one input and one output
+// spinor, on one process's lattice.
 template <class Real>
-std::uint64_t footprint_bytes(const Geometry& local) {
-  return 2 * GaugeField<Real>::bytes_for(local) + 2 * SpinorField<Real>::bytes_for(local, Subset::Even);
+std::uint64_t footprint_bytes(const Geometry& local, int compress = 18) {
+  const std::uint64_t gauge = GaugeField<Real>::bytes_for(local);
+  return gauge + gauge / 18 * static_cast<std::uint64_t>(compress) + 2 * SpinorField<Real>::bytes_for(local, Subset::Even);
 }
+// "none (18 reals per link)", "12 reals per link (two rows; the third rebuilt)", ...: the header's words.
+std::string compression_text(int compress);
 
 // "2.6 MiB (fits in the 32 MiB last-level cache, from sysfs)", or "2.6 MiB (last-level cache size unknown: ...)".
 std::string footprint_text(std::uint64_t footprint, const CacheInfo& llc);

@@ -1,6 +1,7 @@
 #pragma once
 // A persistent tune cache (as QUDA's tunecache.tsv): one tab-separated line per tuned launch,
-// keyed by lattice, kernel, dispatch, precision, SIMD set, nrhs, parity, threads and build id.
+// keyed by lattice, kernel, dispatch, precision, SIMD set, nrhs, parity, layout, gauge compression
+// (a shape tuned for 18 reals per link is not the one for 12), threads and build id.
 // Path: $DSLASH_TUNE_CACHE, else $XDG_CACHE_HOME/dslash/tunecache.tsv, else ~/.cache/dslash/tunecache.tsv.
 // A file of another version or with a malformed line is reported on stderr and ignored, never fatal;
 // only tuned results are ever written, so a default never replaces a tuned entry.

@@ -19,7 +19,7 @@ struct BenchOptions {
   std::string backend = "cpu";
   std::string halo_messages = "per-peer";  // with --mpi: one message per peer, or per-face
   int halo_chunks = 0;                     // with --mpi --comms-overlap chunks: interior slabs (0: automatic)
-  int nrhs = 0, threads = 0, iters = 10, warmup = 2;
+  int nrhs = 0, threads = 0, iters = 10, warmup = 2, compress = 18;
   bool dagger = false, check = false, csv = false, traffic = false, verbose = false;
   std::uint64_t seed = 1;
   MpiOptions mpi;
@@ -42,6 +42,7 @@ inline DslashConfig variant_config(const BenchOptions& o, const std::string& ker
   cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
   cfg.dagger = o.dagger;
   cfg.layout = parse_layout(o.layout);
+  cfg.compress = o.compress;
   cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, bytes_per_real)) : 1;
   return cfg;
 }
@@ -61,6 +62,7 @@ inline bench::RunInfo run_info(const BenchOptions& o, SimdIsa isa, int bytes_per
   run.warmup = o.warmup;
   run.parity = o.parity;
   run.dagger = o.dagger;
+  run.compress = o.compress;
   return run;
 }
 

@@ -1,6 +1,6 @@
 // dslash apply --gauge U.nersc --in psi.npy --out chi.npy [--kernel reference|naive|mrhs|vnode]
 //              [--dispatch range|team|mdrange] [--tile a.b.c.d] [--simd ...] [--prec double|single]
-//              [--nrhs N] [--parity even|odd|full] [--dagger] [--mpi a.b.c.d --comms-overlap on|off]
+//              [--nrhs N] [--parity even|odd|full] [--dagger] [--compress 18|12|8] [--mpi a.b.c.d --comms-overlap on|off]
 #include <cstdio>
 
 #include "cli/commands.hpp"
@@ -89,6 +89,8 @@ void apply_distributed(ApplyOptions& o) {
   mpi::collectively([&] {
     if (rank != 0) return;
     u_global.emplace(io::read_nersc<double>(o.gauge));
+    // Here, so that a link no rank's kernel could store fails every rank with one message.
+    check_compressible(convert_precision<Real>(*u_global), o.k.compress);
     in_global = io::read_spinors_npy<double>(o.in, u_global->geometry(), &o.batched);
     if (o.nrhs != 0 && o.nrhs != static_cast<int>(in_global.size()))
       throw std::invalid_argument("apply: --nrhs " + std::to_string(o.nrhs) + " but " + o.in + " holds " + std::to_string(in_global.size()) +
@@ -134,7 +136,7 @@ void add_apply_command(CLI::App& app) {
   add_backend_option(*cmd, opt->backend);
   cmd->callback([opt, cmd] {
     if (opt->kernel == "reference")
-      reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout", "--backend"},
+      reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout", "--compress", "--backend"},
                    "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
     if (opt->backend == "cuda") require_cuda(*cmd, {"--simd", "--layout", "--mpi"});
     reject_simd_for_naive(opt->kernel, opt->k.simd);

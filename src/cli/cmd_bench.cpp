@@ -53,7 +53,7 @@ int run_bench(const BenchOptions& o) {
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
   run.where = "lattice " + geom.to_string();
   run.sites_per_parity = geom.half_volume();
-  run.footprint_bytes = bench::footprint_bytes<Real>(geom);
+  run.footprint_bytes = bench::footprint_bytes<Real>(geom, o.compress);
   run.extra["backend"] = kDevice ? "cuda" : "cpu";
   if constexpr (kDevice) {
 #if defined(DSLASH_HAVE_CUDA)
@@ -169,6 +169,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--layout", o->layout, "spinor storage: right (site-major) or left (component-major)")
       ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
   cmd->add_flag("--dagger", o->dagger, "time D^dagger");
+  add_compress_option(*cmd, o->compress);
   add_int_option(*cmd, "--iters", o->iters, 1, 100000, "timed calls per variant")->default_str(std::to_string(o->iters));
   add_int_option(*cmd, "--warmup", o->warmup, 0, 100000, "untimed calls first")->default_str(std::to_string(o->warmup));
   add_seed_option(*cmd, o->seed, "random seed of the gauge field and spinors");

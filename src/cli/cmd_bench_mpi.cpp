@@ -242,8 +242,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   r.control_median = control.median;
   r.overhead = r.time_min / r.control_min - 1;
 
-  const bool cb = r.cfg.out != Subset::Full;
-  const bench::ByteModel bytes = bench::bytes_per_site(cb, sizeof(Real), r.cfg.kernel == KernelFamily::Mrhs ? r.cfg.nrhs : 1);
+  const bench::ByteModel bytes = bench::variant_bytes(r.cfg, sizeof(Real));
   const double local_site_rhs = static_cast<double>(d.kernel().output_sites()) * r.cfg.nrhs;
   r.gflops = bench::kFlopsPerSite * local_site_rhs * grid.size() / r.time_min / 1e9;
   r.gflops_per_rank = r.gflops / grid.size();
@@ -298,7 +297,7 @@ int run(const BenchOptions& o) {
   run.where = grid.describe();
   run.distributed = true;
   run.sites_per_parity = grid.local().half_volume();
-  run.footprint_bytes = bench::footprint_bytes<Real>(grid.local());
+  run.footprint_bytes = bench::footprint_bytes<Real>(grid.local(), o.compress);
   run.llc = bench::last_level_cache(ranks_per_node(grid.comm()));  // the ranks on a node share its cache
   run.notes = {std::string("comms overlap ") + progress + ", halo messages " + o.halo_messages +
                "; comm/compute per call: the slowest rank's median; control: the same local lattice with no halo, every rank at once"};

@@ -49,10 +49,15 @@ void reject_simd_for_naive(const std::string& kernel, const std::string& simd);
 // "4.4.4.4" (or "4x4x4x4") -> an MDRange tile.
 std::array<index_t, 4> parse_tile(const std::string& text);
 
+// --compress 18|12|8: the reals a kernel stores per link (DslashConfig::compress); anything else is
+// refused while parsing.
+CLI::Option* add_compress_option(CLI::App& cmd, int& compress);
+
 // The options every kernel launch takes (apply and bench share them; solve takes the launch part).
 struct KernelOptions {
   std::string dispatch = "range", simd = "auto", prec = "double", parity = "even", layout = "right", tile;
   int team_size = 0;  // 0: not given
+  int compress = 18;
   bool dagger = false;
   // Throws std::invalid_argument for an inconsistent combination (e.g. --tile without mdrange).
   DslashConfig config(KernelFamily kernel, int nrhs) const;

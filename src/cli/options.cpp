@@ -126,6 +126,12 @@ std::array<index_t, 4> parse_tile(const std::string& text) {
   return tile;
 }
 
+CLI::Option* add_compress_option(CLI::App& cmd, int& compress) {
+  return cmd.add_option("--compress", compress, "gauge compression: reals stored per link, 18 (none), 12 (two rows) or 8 (QUDA's reconstruct-8)")
+      ->check(CLI::IsMember({18, 12, 8}))
+      ->capture_default_str();
+}
+
 void add_launch_options(CLI::App& cmd, KernelOptions& o) {
   cmd.add_option("--dispatch", o.dispatch, "dispatch policy")->check(CLI::IsMember({"range", "team", "mdrange"}))->capture_default_str();
   cmd.add_option("--simd", o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto")->capture_default_str();
@@ -139,6 +145,7 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
   add_launch_options(cmd, o);
   cmd.add_option("--prec", o.prec, "arithmetic precision")->check(CLI::IsMember({"double", "single"}))->capture_default_str();
   cmd.add_flag("--dagger", o.dagger, "apply D^dagger instead of D");
+  add_compress_option(cmd, o.compress);
   cmd.add_option("--parity", o.parity, "output sites: even (D_eo), odd (D_oe) or full")
       ->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
 }
@@ -200,6 +207,7 @@ DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
   cfg.out = parity == "full" ? Subset::Full : parity == "even" ? Subset::Even : Subset::Odd;
   cfg.dagger = dagger;
   cfg.layout = parse_layout(layout);
+  cfg.compress = compress;
   cfg.nrhs = nrhs;
   if (!tile.empty()) {
     if (cfg.dispatch != Dispatch::MDRange) throw std::invalid_argument("--tile applies to --dispatch mdrange only");

@@ -1,4 +1,4 @@
-// Every GPU variant (family x dispatch x precision x parity x dagger) against the scalar reference,
+// Every GPU variant (family x dispatch x precision x gauge compression x parity x dagger) against the scalar reference,
 // with the CPU's tolerances (1e-5 single, 1e-12 double, relative), on lattices whose extents are not
 // powers of two and whose sites fill no whole block; the SIMT lane permutes lane by lane. Without a
 // usable GPU every test reports itself skipped with the reason.
@@ -18,6 +18,7 @@ struct GpuVariant {
   KernelFamily kernel;
   Dispatch dispatch;
   bool single;
+  int compress;  // reals stored per link: 18, 12 or 8
 };
 
 // naive and mrhs take any even extents; vnode folds t, z and, in single precision, y into its 8
@@ -69,6 +70,7 @@ class CudaDslash : public ::testing::TestWithParam<GpuVariant> {
     cfg.tile = {2, 3, 3, 5};
     cfg.team_size = 24;
     cfg.sites_per_team = 53;
+    cfg.compress = GetParam().compress;
     return cfg;
   }
 };
@@ -91,13 +93,15 @@ std::vector<GpuVariant> all_gpu_variants() {
   std::vector<GpuVariant> v;
   for (bool single : {true, false})
     for (Dispatch d : {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})
-      for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}) v.push_back({k, d, single});
+      for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
+        for (int compress : {18, 12, 8}) v.push_back({k, d, single, compress});
   return v;
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()), [](const auto& param_info) {
   const GpuVariant& v = param_info.param;
-  return std::string(to_string(v.kernel)) + "_cuda_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
+  return std::string(to_string(v.kernel)) + "_cuda_" + to_string(v.dispatch) + (v.single ? "_single" : "_double") +
+         (v.compress != 18 ? "_r" + std::to_string(v.compress) : "");
 });
 
 class CudaLanes : public ::testing::Test {
