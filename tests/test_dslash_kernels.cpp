@@ -11,6 +11,7 @@
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
+#include "kernel_variant.hpp"
 #include "test_support.hpp"
 
 namespace dslash {
@@ -63,12 +64,7 @@ Fixture<Real>& fixture() {
   return f;
 }
 
-struct Variant {
-  KernelFamily kernel;
-  SimdIsa isa;
-  Dispatch dispatch;
-  bool single;
-};
+using Variant = test::KernelVariant;
 
 std::vector<Variant> all_variants() {
   std::vector<Variant> v;
@@ -212,10 +208,8 @@ TEST_P(DslashKernels, TrafficProbeReadsEveryNeighbourAndWritesEveryOutput) {
   else run(double{});
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_variants()), [](const auto& param_info) {
-  const Variant& v = param_info.param;
-  return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
-});
+INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_variants()),
+                         [](const auto& param_info) { return test::describe(param_info.param, "_"); });
 
 TEST(DslashKernelLayouts, PackThenUnpackIsExact) {
   Fixture<double>& f = fixture<double>();

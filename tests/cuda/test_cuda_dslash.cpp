@@ -19,6 +19,11 @@ struct GpuVariant {
   Dispatch dispatch;
   bool single;
 };
+// "vnode cuda mdrange single": the test name's suffix (separator "_") and what a failing line prints (" ").
+std::string describe(const GpuVariant& v, const char* separator) {
+  return std::string(to_string(v.kernel)) + separator + "cuda" + separator + to_string(v.dispatch) + separator + (v.single ? "single" : "double");
+}
+void PrintTo(const GpuVariant& v, std::ostream* os) { *os << describe(v, " "); }
 
 // naive and mrhs take any even extents; vnode folds t, z and, in single precision, y into its 8
 // (single) or 4 (double) lanes, so those extents are multiples of 4.
@@ -95,10 +100,8 @@ std::vector<GpuVariant> all_gpu_variants() {
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()), [](const auto& param_info) {
-  const GpuVariant& v = param_info.param;
-  return std::string(to_string(v.kernel)) + "_cuda_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
-});
+INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()),
+                         [](const auto& param_info) { return describe(param_info.param, "_"); });
 
 class CudaLanes : public ::testing::Test {
  protected:

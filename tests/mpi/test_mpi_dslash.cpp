@@ -18,6 +18,7 @@
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
+#include "kernel_variant.hpp"
 
 namespace dslash::mpi {
 namespace {
@@ -68,12 +69,7 @@ Fixture& fixture() {
   return f;
 }
 
-struct Variant {
-  KernelFamily kernel;
-  SimdIsa isa;
-  Dispatch dispatch;
-  bool single;
-};
+using Variant = test::KernelVariant;
 
 std::vector<Variant> variants() {
   std::vector<Variant> v;
@@ -136,10 +132,8 @@ TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
   else run(double{});
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(variants()), [](const auto& param_info) {
-  const Variant& v = param_info.param;
-  return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
-});
+INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(variants()),
+                         [](const auto& param_info) { return test::describe(param_info.param, "_"); });
 
 // Rank 0 reads and scatters, gathers and writes: the file written under MPI is byte for byte the
 // one a single process writes, and every rank holds its block of the field.
