@@ -208,6 +208,11 @@ TEST_P(DslashKernels, TrafficProbeReadsEveryNeighbourAndWritesEveryOutput) {
   else run(double{});
 }
 
+// A failing line names its variant in words, not as the struct's bytes.
+TEST(DslashKernelVariants, PrintInWords) {
+  EXPECT_EQ(::testing::PrintToString(Variant{KernelFamily::Vnode, SimdIsa::Avx2, Dispatch::MDRange, false}), "vnode avx2 mdrange double");
+}
+
 INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_variants()),
                          [](const auto& param_info) { return test::describe(param_info.param, "_"); });
 

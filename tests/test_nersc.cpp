@@ -70,6 +70,9 @@ TEST_P(NerscRoundTrip, ReadsBackWhatItWrote) {
   EXPECT_LE(max_link_difference(again, u), tolerance);
 }
 
+// A failing line names its format in words, not as the struct's bytes.
+TEST(NerscFormats, PrintInWords) { EXPECT_EQ(::testing::PrintToString(Format{true, false, true}), "two-row double little-endian"); }
+
 INSTANTIATE_TEST_SUITE_P(AllFormats, NerscRoundTrip,
                          ::testing::Values(Format{false, false, false}, Format{false, false, true}, Format{false, true, false},
                                            Format{false, true, true}, Format{true, false, false}, Format{true, false, true},

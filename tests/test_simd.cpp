@@ -101,6 +101,9 @@ TEST_P(Simd, ComplexArithmeticMatchesScalar) {
   else check_complex_ops<double>();
 }
 
+// A failing line names its instruction set and precision in words, not as the struct's bytes.
+TEST(SimdCases, PrintInWords) { EXPECT_EQ(::testing::PrintToString(Case{SimdIsa::Sse2, true}), "sse2 single"); }
+
 INSTANTIATE_TEST_SUITE_P(EveryIsa, Simd, ::testing::ValuesIn(all_cases()), [](const auto& param_info) { return describe(param_info.param, "_"); });
 
 TEST(SimdSelection, AutoPicksARunnableIsaAndUnknownNamesAreErrors) {
