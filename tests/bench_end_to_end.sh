@@ -19,6 +19,13 @@ grep -q "^# rates from the best of 3 timed calls; min/median/max over all 3, aft
   || fail "the header does not state the timing rule: $(grep rates table.txt)"
 grep -Eq "^# dslash bench: .*footprint .* \((fits in|exceeds) the .* last-level cache, from (sysfs|cpuid|sysconf)\)$|last-level cache size unknown" table.txt \
   || fail "the header does not say where the cache size came from: $(head -1 table.txt)"
+# 8x4x4x8 is far under 4x any last-level cache: the header says so once and names the lattice to run.
+if grep -q "last-level cache size unknown" table.txt; then
+  grep -q "FOOTPRINT UNDER" table.txt && fail "a footprint warning without a known cache"
+else
+  [ "$(grep -c "^# FOOTPRINT UNDER 4x THE CACHE: one call of dslash_.* run --lattice \([0-9]*\)x\1x\1x\1, the smallest of this shape at 4x$" table.txt)" -eq 1 ] \
+    || fail "no footprint warning: $(grep -i footprint table.txt)"
+fi
 "$dslash" bench "${small[@]}" --kernel vnode --dispatch range --csv > run.csv 2> /dev/null
 /usr/bin/python3 - <<'PY'
 import csv, json
@@ -28,6 +35,16 @@ for k in ("lattice", "threads", "simd", "prec", "compiler", "flags", "git", "dat
     assert k in j["meta"], k
 assert j["meta"]["headline"] == "the best of 3 timed calls; min/median/max over all 3, after 1 untimed warm-up calls", j["meta"]["headline"]
 assert (j["meta"]["llc_source"] == "unknown") == (j["meta"]["fits_in_llc"] is None), j["meta"]
+# The smallest call's bytes over the cache, and the L^4 lattice at 4x it (8x4x4x8 is no L^3 x 2L).
+if j["meta"]["llc_source"] == "unknown":
+    assert j["meta"]["footprint_over_llc"] is None and j["meta"]["dram_lattice"] is None, j["meta"]
+else:
+    ratios = [r["footprint_over_llc"] for r in j["results"]]
+    assert j["meta"]["footprint_over_llc"] == min(ratios) < 4, (j["meta"]["footprint_over_llc"], ratios)
+    for r in j["results"]:
+        assert abs(r["footprint_over_llc"] - r["call_bytes"] / j["meta"]["llc_bytes"]) < 1e-9, r
+    L = j["meta"]["dram_lattice"]
+    assert len(set(L)) == 1 and L[0] % 4 == 0 and L[0] > 8, L
 assert j["ceilings"]["bandwidth_GBs"] > 0 and j["ceilings"]["fma_peak_GFLOPs"] > 0
 assert j["ceilings"]["triad_bytes"] >= max(4 * j["meta"]["llc_bytes"], 2**30) * 0.99, j["ceilings"]["triad_bytes"]
 fields = ("kernel", "dispatch", "prec", "simd", "lanes", "nrhs", "lattice", "parity", "dagger", "layout", "compress", "tile", "tile_source",

@@ -9,6 +9,15 @@ cd "$work"
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+# --version: version, git revision, compiler, backends and instruction sets on stdout; exit 0.
+"$dslash" --version > version.txt 2> version_err.txt || fail "--version exited $?"
+[ ! -s version_err.txt ] || fail "--version wrote to stderr: $(cat version_err.txt)"
+grep -Eq '^dslash [0-9]+\.[0-9]+\.[0-9]+ \(git ([0-9a-f]{7,}(-dirty)?|unknown)\)$' version.txt || fail "--version line 1: $(head -1 version.txt)"
+grep -Eq '^compiler: (GCC|clang) ' version.txt || fail "--version names no compiler"
+grep -Eq '^backends: OpenMP yes \([0-9]+\), CUDA (yes|no), MPI (yes|no)$' version.txt || fail "--version backends: $(cat version.txt)"
+grep -Eq '^instruction sets compiled: scalar(, [a-z0-9]+)+$' version.txt || fail "--version compiled ISAs: $(cat version.txt)"
+grep -Eq '^instruction sets this CPU runs: scalar(, [a-z0-9]+)*$' version.txt || fail "--version runnable ISAs: $(cat version.txt)"
+
 "$dslash" gauge --lattice 4x6x8x10 --random --seed 5 --out U.nersc > /dev/null
 "$dslash" gauge --lattice 4.6.8.10 --unit --two-row --single --out unit.nersc > /dev/null
 "$dslash" info U.nersc | grep -q "checksum .* OK" || fail "info did not verify the checksum"

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -197,6 +198,73 @@ TEST(ByteModel, TheTuneCacheKeepsCompressionsApart) {
   const Geometry geom({8, 8, 8, 8});
   EXPECT_NE(tune_key({.compress = 18}, geom, 4, "threads2"), tune_key({.compress = 12}, geom, 4, "threads2"));
   EXPECT_NE(tune_key({.compress = 12}, geom, 4, "threads2"), tune_key({.compress = 8}, geom, 4, "threads2"));
+}
+
+// The device host: 300 MiB of L3, and vnode single checkerboarded reading 576 bytes of links,
+// 96 of input and writing 96 of output per output site: 384 bytes per lattice site and call.
+TEST(Footprint, TheSuggestedLatticeIsTheSmallestOfItsShapeAtFourTimesTheCache) {
+  const std::uint64_t l3 = 300 * MiB;
+  EXPECT_EQ(dram_lattice({32, 32, 32, 32}, 384, l3, 4), (Coord{44, 44, 44, 44}));  // 40^4: 3.1x; 44^4: 4.6x
+  EXPECT_EQ(dram_lattice({16, 16, 16, 32}, 384, l3, 4), (Coord{36, 36, 36, 72}));  // L^3 x 2L stays so
+  EXPECT_EQ(dram_lattice({8, 4, 12, 8}, 384, l3, 4), (Coord{44, 44, 44, 44}));     // any other shape: L^4
+  EXPECT_EQ(dram_lattice({32, 32, 32, 32}, 768, l3, 4), (Coord{36, 36, 36, 36}));  // double precision
+  // Four ranks on the node, each with a quarter of the lattice and of the cache; L a multiple of 8.
+  EXPECT_EQ(dram_lattice({32, 32, 32, 32}, 384, l3 / 4, 8, 4), (Coord{48, 48, 48, 48}));
+  EXPECT_EQ(dram_lattice({32, 32, 32, 32}, 384, 0, 4), (Coord{32, 32, 32, 32}));  // cache unknown: nothing to suggest
+}
+
+// A 32^4 run on a 300 MiB cache: the header warns once, names the variant closest to the cache and
+// the lattice to run instead; the JSON says the same. A 48^4 run (and one with the cache unknown)
+// does not warn.
+TEST(Footprint, ABenchUnderFourTimesTheCacheWarnsAndSuggestsALattice) {
+  const auto header = [](const RunInfo& run) {
+    std::FILE* f = std::tmpfile();
+    print_header(f, run, Ceilings(run.llc));
+    std::rewind(f);
+    std::string text;
+    for (int c; (c = std::fgetc(f)) != EOF;) text += static_cast<char>(c);
+    std::fclose(f);
+    return text;
+  };
+  RunInfo run = sample_run();
+  run.lattice = {32, 32, 32, 32};
+  run.llc = choose_last_level_cache({.sysfs = 300 * MiB});
+  std::vector<VariantResult> results(2);
+  results[0].label = "dslash_mrhs_avx512_f32_range";
+  results[0].call_bytes = 32u * 32 * 32 * 32 * (288 + 16 * 96);
+  results[1].label = "dslash_vnode_avx512_f32_range";
+  results[1].call_bytes = 32u * 32 * 32 * 32 * 384;
+  check_footprints(run, results);
+  EXPECT_EQ(run.smallest_call, "dslash_vnode_avx512_f32_range");
+  EXPECT_NEAR(run.footprint_over_llc, 384.0 / 300.0, 1e-12);
+  EXPECT_EQ(run.dram_lattice, (Coord{44, 44, 44, 44}));
+  const std::string text = header(run);
+  EXPECT_NE(text.find("# FOOTPRINT UNDER 4x THE CACHE: one call of dslash_vnode_avx512_f32_range reads and writes 1.3x the 300.0 MiB"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("run --lattice 44x44x44x44,"), std::string::npos) << text;
+  const nlohmann::json j = run_json(run, Ceilings(run.llc), nlohmann::json::array({result_json(results[1], run)}), {});
+  EXPECT_NEAR(j["meta"]["footprint_over_llc"].get<double>(), 1.28, 1e-12);
+  EXPECT_EQ(j["meta"]["dram_lattice"], nlohmann::json({44, 44, 44, 44}));
+  EXPECT_NEAR(j["results"][0]["footprint_over_llc"].get<double>(), 1.28, 1e-12);
+  EXPECT_EQ(j["results"][0]["call_bytes"], results[1].call_bytes);
+
+  RunInfo large = sample_run();
+  large.lattice = {48, 48, 48, 48};
+  large.llc = run.llc;
+  for (auto& r : results) r.call_bytes = r.call_bytes / (32u * 32 * 32 * 32) * (48u * 48 * 48 * 48);
+  check_footprints(large, results);
+  EXPECT_NEAR(large.footprint_over_llc, 384.0 * 48 * 48 * 48 * 48 / (300.0 * MiB), 1e-9);
+  EXPECT_EQ(large.dram_lattice, (Coord{}));
+  EXPECT_EQ(header(large).find("FOOTPRINT"), std::string::npos);
+  EXPECT_TRUE(run_json(large, Ceilings(large.llc), nlohmann::json::array(), {})["meta"]["dram_lattice"].is_null());
+
+  RunInfo unknown = sample_run();
+  check_footprints(unknown, results);
+  EXPECT_EQ(unknown.footprint_over_llc, 0.0);
+  EXPECT_EQ(header(unknown).find("FOOTPRINT"), std::string::npos);
+  const nlohmann::json u = run_json(unknown, Ceilings(unknown.llc), nlohmann::json::array({result_json(results[0], unknown)}), {});
+  EXPECT_TRUE(u["meta"]["footprint_over_llc"].is_null());
+  EXPECT_FALSE(u["results"][0].contains("footprint_over_llc"));
 }
 
 TEST(Report, CsvRowHasOneValuePerColumn) {

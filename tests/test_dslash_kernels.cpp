@@ -15,6 +15,7 @@
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
+#include "kernel_variant.hpp"
 #include "test_support.hpp"
 
 namespace dslash {
@@ -67,13 +68,7 @@ Fixture<Real>& fixture() {
   return f;
 }
 
-struct Variant {
-  KernelFamily kernel;
-  SimdIsa isa;
-  Dispatch dispatch;
-  bool single;
-  int compress = 18;
-};
+using Variant = test::KernelVariant;
 
 std::vector<Variant> all_variants(int compress = 18) {
   std::vector<Variant> v;
@@ -90,11 +85,7 @@ std::vector<Variant> compressed_variants() {
   v.insert(v.end(), eight.begin(), eight.end());
   return v;
 }
-std::string variant_name(const ::testing::TestParamInfo<Variant>& info) {
-  const Variant& v = info.param;
-  return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double") +
-         (v.compress != 18 ? "_r" + std::to_string(v.compress) : "");
-}
+std::string variant_name(const ::testing::TestParamInfo<Variant>& info) { return test::describe(info.param, "_"); }
 
 // Each output parity with and without the dagger.
 const std::vector<std::pair<Subset, bool>> kEveryCase = {{Subset::Even, false}, {Subset::Even, true}, {Subset::Odd, false},
@@ -236,6 +227,12 @@ TEST_P(DslashKernels, TrafficProbeReadsEveryNeighbourAndWritesEveryOutput) {
   };
   if (GetParam().single) run(float{});
   else run(double{});
+}
+
+// A failing line names its variant in words, not as the struct's bytes.
+TEST(DslashKernelVariants, PrintInWords) {
+  EXPECT_EQ(::testing::PrintToString(Variant{KernelFamily::Vnode, SimdIsa::Avx2, Dispatch::MDRange, false}), "vnode avx2 mdrange double");
+  EXPECT_EQ(::testing::PrintToString(Variant{KernelFamily::Mrhs, SimdIsa::Sse2, Dispatch::Team, true, 12}), "mrhs sse2 team single r12");
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryVariant, DslashKernels, ::testing::ValuesIn(all_variants()), variant_name);

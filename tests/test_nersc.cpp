@@ -37,6 +37,12 @@ std::string with_header_line(std::string bytes, const std::string& key, const st
 struct Format {
   bool two_row, single, little;
 };
+// "TwoRowSingleLittle": the test name's suffix; "two-row single little-endian": what a failing line prints.
+std::string describe(const Format& f, bool words) {
+  if (words) return std::string(f.two_row ? "two-row" : "three-row") + (f.single ? " single" : " double") + (f.little ? " little-endian" : " big-endian");
+  return std::string(f.two_row ? "TwoRow" : "ThreeRow") + (f.single ? "Single" : "Double") + (f.little ? "Little" : "Big");
+}
+void PrintTo(const Format& f, std::ostream* os) { *os << describe(f, true); }
 
 class NerscRoundTrip : public ::testing::TestWithParam<Format> {};
 
@@ -64,15 +70,14 @@ TEST_P(NerscRoundTrip, ReadsBackWhatItWrote) {
   EXPECT_LE(max_link_difference(again, u), tolerance);
 }
 
+// A failing line names its format in words, not as the struct's bytes.
+TEST(NerscFormats, PrintInWords) { EXPECT_EQ(::testing::PrintToString(Format{true, false, true}), "two-row double little-endian"); }
+
 INSTANTIATE_TEST_SUITE_P(AllFormats, NerscRoundTrip,
                          ::testing::Values(Format{false, false, false}, Format{false, false, true}, Format{false, true, false},
                                            Format{false, true, true}, Format{true, false, false}, Format{true, false, true},
                                            Format{true, true, false}, Format{true, true, true}),
-                         [](const auto& param_info) {
-                           const Format f = param_info.param;
-                           return std::string(f.two_row ? "TwoRow" : "ThreeRow") + (f.single ? "Single" : "Double") +
-                                  (f.little ? "Little" : "Big");
-                         });
+                         [](const auto& param_info) { return describe(param_info.param, false); });
 
 TEST(Nersc, WritesTheKeysEveryReaderNeeds) {
   test::TempDir dir;

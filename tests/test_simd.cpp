@@ -17,6 +17,11 @@ struct Case {
   SimdIsa isa;
   bool single;
 };
+// "avx2 single": the test name's suffix (separator "_") and what a failing line prints (" ").
+std::string describe(const Case& c, const char* separator) {
+  return std::string(to_string(c.isa)) + separator + (c.single ? "single" : "double");
+}
+void PrintTo(const Case& c, std::ostream* os) { *os << describe(c, " "); }
 
 std::vector<Case> all_cases() {
   std::vector<Case> c;
@@ -96,9 +101,10 @@ TEST_P(Simd, ComplexArithmeticMatchesScalar) {
   else check_complex_ops<double>();
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryIsa, Simd, ::testing::ValuesIn(all_cases()), [](const auto& param_info) {
-  return std::string(to_string(param_info.param.isa)) + (param_info.param.single ? "_single" : "_double");
-});
+// A failing line names its instruction set and precision in words, not as the struct's bytes.
+TEST(SimdCases, PrintInWords) { EXPECT_EQ(::testing::PrintToString(Case{SimdIsa::Sse2, true}), "sse2 single"); }
+
+INSTANTIATE_TEST_SUITE_P(EveryIsa, Simd, ::testing::ValuesIn(all_cases()), [](const auto& param_info) { return describe(param_info.param, "_"); });
 
 TEST(SimdSelection, AutoPicksARunnableIsaAndUnknownNamesAreErrors) {
   EXPECT_TRUE(cpu_supports(parse_simd("auto")));

@@ -101,6 +101,7 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   std::vector<SpinorField<Real>> in;
   for (int k = 0; k < r.cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom_, d.in_subset(), "bench_in"), settings_.seed + 100 + static_cast<std::uint64_t>(k));
   r.rotating_sets = rotating_sets(settings_.llc_bytes, d.link_bytes(), 2 * d.spinor_bytes());
+  r.call_bytes = d.link_bytes() + 2 * d.spinor_bytes();
   RotatingSpinors<Real, Space> sets(d, in, r.rotating_sets);
   // One timed call on the next rotating set: the Dslash, or with traffic its loads and stores alone.
   const auto apply_once = [&](bool traffic = false) {

@@ -68,6 +68,13 @@ void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings) 
     std::fprintf(out, "# NOISY MACHINE: the ceilings moved while being measured (bandwidth %.0f%%, FMA %.0f%% best vs median); "
                       "rates and %% of roofline may differ between runs by more than 10%%\n",
                  100 * ceilings.bandwidth_spread(), 100 * ceilings.fma_spread(run.isa));
+  if (run.dram_lattice[0] > 0)
+    std::fprintf(out, "# FOOTPRINT UNDER %dx THE CACHE: one call of %s reads and writes %.1fx the %s%s (links, input, output), and "
+                      "every call reads its links again, so part of each call is served from the cache and rates and %% of roofline "
+                      "overstate what DRAM allows; for DRAM figures run --lattice %s, the smallest of this shape at %dx\n",
+                 static_cast<int>(kDramFootprintFactor), run.smallest_call.c_str(), run.footprint_over_llc,
+                 run.llc.sharing > 1 ? "share of the " : "", (format_bytes(run.llc.bytes) + " last-level cache (" + run.llc.source + ")").c_str(),
+                 Geometry(run.dram_lattice).to_string().c_str(), static_cast<int>(kDramFootprintFactor));
   std::fprintf(out, "# rates from %s\n", run.headline().c_str());
   for (const auto& note : run.notes) std::fprintf(out, "# %s\n", note.c_str());
 }
@@ -100,7 +107,9 @@ nlohmann::json result_json(const VariantResult& r, const RunInfo& run) {
       {"tile_source", r.tile_source}, {"team_size", r.cfg.team_size}, {"sites_per_team", r.cfg.sites_per_team}, {"gflops", r.gflops},
       {"gbytes_model", r.gbytes_model}, {"roofline_gflops", r.roofline_gflops}, {"percent_of_roofline", r.percent_of_roofline},
       {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
-      {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets}};
+      {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets},
+      {"call_bytes", r.call_bytes}};
+  if (run.llc.known()) j["footprint_over_llc"] = static_cast<double>(r.call_bytes) / static_cast<double>(run.llc.share());
   j.update(run.extra);
   if (r.check) j["check"] = {{"passed", r.check->passed}, {"relative_error", r.check->relative_error}};
   if (!r.traffic_times.empty()) {
@@ -122,7 +131,9 @@ nlohmann::json run_json(const RunInfo& run, const Ceilings& ceilings, const nloh
       {"compiler", compiler_description()}, {"flags", build_flags()}, {"git", git_revision()}, {"date", run.started},
       {"host", host_name()}, {"iters", run.iters}, {"warmup", run.warmup}, {"parity", run.parity}, {"dagger", run.dagger},
       {"compress", run.compress},
-      {"headline", run.headline()}};
+      {"headline", run.headline()},
+      {"footprint_over_llc", run.footprint_over_llc > 0 ? nlohmann::json(run.footprint_over_llc) : nlohmann::json(nullptr)},
+      {"dram_lattice", run.dram_lattice[0] > 0 ? nlohmann::json(run.dram_lattice) : nlohmann::json(nullptr)}};
   meta.update(run.extra);
   nlohmann::json fma_by_simd = nlohmann::json::object();
   for (SimdIsa isa : run.isas) fma_by_simd[to_string(isa)] = ceilings.fma_peak_GFLOPs(isa);

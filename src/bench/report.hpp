@@ -3,6 +3,7 @@
 // lines, the CSV columns and the JSON file (meta, ceilings, results, skipped), so that a tool reads
 // every run the same way. A bench adds its own fields: RunInfo::extra (in meta and in every result),
 // header notes, and fields or CSV columns after the common ones.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -11,6 +12,7 @@
 
 #include "bench/benchmark.hpp"
 #include "bench/machine.hpp"
+#include "bench/metrics.hpp"
 #include "dslash/lattice/gauge_field.hpp"
 #include "dslash/lattice/spinor_field.hpp"
 
@@ -34,6 +36,12 @@ struct RunInfo {
   bool dagger = false;
   std::string started;                               // ISO 8601: the run's start
   std::vector<std::string> notes;                    // the bench's own header lines, after the common ones
+  // check_footprints: the variant whose one call reads and writes the fewest bytes, those bytes over
+  // the cache this process may count on (0: cache unknown), and, when that is under
+  // kDramFootprintFactor, the smallest lattice of the same shape at which every variant reaches it.
+  std::string smallest_call;
+  double footprint_over_llc = 0;
+  Coord dram_lattice{};  // all 0: none needed
   nlohmann::json extra = nlohmann::json::object();  // the bench's own fields, in meta and in every result
 
   std::string prec() const { return bytes_per_real == 4 ? "single" : "double"; }
@@ -50,6 +58,19 @@ std::uint64_t footprint_bytes(const Geometry& local, int compress = 18) {
 }
 // "none (18 reals per link)", "12 reals per link (two rows; the third rebuilt)", ...: the header's words.
 std::string compression_text(int compress);
+
+// Fills run's footprint fields (above) from the variants that ran; `step`: what the suggested L must
+// be a multiple of (4 for every kernel's folding; under MPI, also the process grid's splits).
+template <class Result>
+void check_footprints(RunInfo& run, const std::vector<Result>& results, int step = 4, int processes = 1) {
+  if (!run.llc.known() || results.empty()) return;
+  const auto fewest = std::min_element(results.begin(), results.end(), [](const auto& a, const auto& b) { return a.call_bytes < b.call_bytes; });
+  run.smallest_call = fewest->label;
+  run.footprint_over_llc = static_cast<double>(fewest->call_bytes) / static_cast<double>(run.llc.share());
+  if (run.footprint_over_llc >= static_cast<double>(kDramFootprintFactor)) return;
+  const double volume = static_cast<double>(run.lattice[0]) * run.lattice[1] * run.lattice[2] * run.lattice[3] / processes;
+  run.dram_lattice = dram_lattice(run.lattice, static_cast<double>(fewest->call_bytes) / volume, run.llc.share(), step, processes);
+}
 
 // "2.6 MiB (fits in the 32 MiB last-level cache, from sysfs)", or "2.6 MiB (last-level cache size unknown: ...)".
 std::string footprint_text(std::uint64_t footprint, const CacheInfo& llc);

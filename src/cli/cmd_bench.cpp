@@ -101,6 +101,7 @@ int run_bench(const BenchOptions& o) {
     }
 
   for (auto& r : results) bench::rate_against(r, ceilings);
+  bench::check_footprints(run, results);
 
   // The header: what ran where, and both roofline ceilings, measured in this run with these threads.
   bench::print_header(o.csv ? stderr : stdout, run, ceilings);

@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <numeric>
 #include <optional>
 
 #include "bench/metrics.hpp"
@@ -173,6 +174,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   // As in one process, a working set that fits in the cache rotates through several input/output
   // sets; the ranks on a node share its last-level cache.
   r.rotating_sets = bench::rotating_sets(llc.share(), d.kernel().link_bytes(), 2 * d.kernel().spinor_bytes());
+  r.call_bytes = d.kernel().link_bytes() + 2 * d.kernel().spinor_bytes();
   bench::RotatingSpinors<Real> sets(d.kernel(), in, r.rotating_sets);
 
   CallTimer decomposed{grid.comm()};
@@ -335,6 +337,9 @@ int run(const BenchOptions& o) {
       }
     }
   for (MpiResult& r : results) bench::rate_against(r, ceilings, grid.size());  // the run's best ceilings, per rank
+  int step = 4;  // a suggested lattice splits over the grid into domains every kernel can fold
+  for (int mu = 0; mu < 4; ++mu) step = std::lcm(step, 4 * grid.grid()[static_cast<std::size_t>(mu)]);
+  bench::check_footprints(run, results, step, grid.size());
 
   // Rank 0 reports; a failure there (an unwritable --json) is every rank's error.
   int status = 0;

@@ -2,11 +2,15 @@
 // Every failure prints one line on stderr and exits with status 2. Under mpirun (a build with MPI)
 // the same holds per run: rank 0 prints an error that every rank shares; an error that only one
 // rank meets aborts the job, so no rank waits forever.
+#include <omp.h>
+
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <optional>
+#include <string>
 
+#include "bench/machine.hpp"
 #include "cli/commands.hpp"
 #if defined(DSLASH_HAVE_MPI)
 #include "mpi/mpi_session.hpp"
@@ -23,6 +27,33 @@ bool asks_for_mpi(int argc, char** argv) {
 }
 #endif
 
+// dslash --version: what was built (version, git revision, compiler, backends, instruction sets)
+// and which of those instruction sets this CPU runs.
+std::string version_text() {
+  using namespace dslash;
+  const auto isa_list = [](const std::vector<SimdIsa>& isas) {
+    std::string text;
+    for (SimdIsa s : isas) text += (text.empty() ? "" : ", ") + std::string(to_string(s));
+    return text;
+  };
+  const auto yes_no = [](bool on) { return on ? "yes" : "no"; };
+#if defined(DSLASH_HAVE_CUDA)
+  const bool cuda = true;
+#else
+  const bool cuda = false;
+#endif
+#if defined(DSLASH_HAVE_MPI)
+  const bool mpi = true;
+#else
+  const bool mpi = false;
+#endif
+  return std::string("dslash ") + DSLASH_VERSION + " (git " + bench::git_revision() + ")\n" +  //
+         "compiler: " + bench::compiler_description() + "\n" +                                 //
+         "backends: OpenMP yes (" + std::to_string(_OPENMP) + "), CUDA " + yes_no(cuda) + ", MPI " + yes_no(mpi) + "\n" +
+         "instruction sets compiled: " + isa_list(compiled_isas()) + "\n" +  //
+         "instruction sets this CPU runs: " + isa_list(runnable_isas());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -37,6 +68,7 @@ int main(int argc, char** argv) {
   CLI::App app{"dslash: a Wilson-Dslash performance-portability mini-app"};
   app.name("dslash");
   app.require_subcommand(1);
+  app.set_version_flag("--version", version_text, "print the version, git revision, backends and instruction sets, and exit");
   dslash::cli::add_gauge_command(app);
   dslash::cli::add_spinor_command(app);
   dslash::cli::add_info_command(app);
@@ -49,6 +81,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return rank == 0 ? app.exit(e) : 0;
   } catch (const CLI::CallForAllHelp& e) {
+    return rank == 0 ? app.exit(e) : 0;
+  } catch (const CLI::CallForVersion& e) {
     return rank == 0 ? app.exit(e) : 0;
   } catch (const CLI::ParseError& e) {  // the same arguments, so the same verdict, on every rank
     if (rank == 0) std::fprintf(stderr, "dslash: %s (try '--help')\n", e.what());

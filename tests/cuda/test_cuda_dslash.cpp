@@ -20,6 +20,12 @@ struct GpuVariant {
   bool single;
   int compress;  // reals stored per link: 18, 12 or 8
 };
+// "vnode cuda mdrange single": the test name's suffix (separator "_") and what a failing line prints (" ").
+std::string describe(const GpuVariant& v, const char* separator) {
+  return std::string(to_string(v.kernel)) + separator + "cuda" + separator + to_string(v.dispatch) + separator + (v.single ? "single" : "double") +
+         (v.compress != 18 ? separator + std::string("r") + std::to_string(v.compress) : "");
+}
+void PrintTo(const GpuVariant& v, std::ostream* os) { *os << describe(v, " "); }
 
 // naive and mrhs take any even extents; vnode folds t, z and, in single precision, y into its 8
 // (single) or 4 (double) lanes, so those extents are multiples of 4.
@@ -98,11 +104,8 @@ std::vector<GpuVariant> all_gpu_variants() {
   return v;
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()), [](const auto& param_info) {
-  const GpuVariant& v = param_info.param;
-  return std::string(to_string(v.kernel)) + "_cuda_" + to_string(v.dispatch) + (v.single ? "_single" : "_double") +
-         (v.compress != 18 ? "_r" + std::to_string(v.compress) : "");
-});
+INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()),
+                         [](const auto& param_info) { return describe(param_info.param, "_"); });
 
 class CudaLanes : public ::testing::Test {
  protected:

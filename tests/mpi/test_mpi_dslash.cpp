@@ -20,6 +20,7 @@
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
+#include "kernel_variant.hpp"
 
 namespace dslash::mpi {
 namespace {
@@ -70,12 +71,7 @@ Fixture& fixture() {
   return f;
 }
 
-struct Variant {
-  KernelFamily kernel;
-  SimdIsa isa;
-  Dispatch dispatch;
-  bool single;
-};
+using Variant = test::KernelVariant;
 
 std::vector<Variant> variants() {
   std::vector<Variant> v;
@@ -142,10 +138,8 @@ TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
   else run(double{});
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(variants()), [](const auto& param_info) {
-  const Variant& v = param_info.param;
-  return std::string(to_string(v.kernel)) + "_" + to_string(v.isa) + "_" + to_string(v.dispatch) + (v.single ? "_single" : "_double");
-});
+INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(variants()),
+                         [](const auto& param_info) { return test::describe(param_info.param, "_"); });
 
 // The persistent requests and buffers of one HaloDslash serve many calls: 30 applies, cycling the
 // progress strategies (chunks automatic and one slab per outer t) over two inputs, each output
