@@ -1,12 +1,14 @@
 #pragma once
 // The Dslash on the GPU: the one kernel body (kernels/dslash_body.hpp) with SIMT lanes
-// (simd/simt.hpp) on the Cuda execution space, for every family and dispatch; the lane probes; and
-// the roofline's ceilings measured on the device (BabelStream-style triad and copy, an FMA loop).
+// (simd/simt.hpp) on the Cuda execution space, for every family and dispatch; the halo face kernels
+// (kernels/face_body.hpp) the same way; the lane probes; and the roofline's ceilings measured on the
+// device (BabelStream-style triad and copy, an FMA loop).
 // Included by one .cu file per precision (dslash_cuda_f32.cu, dslash_cuda_f64.cu), as the CPU's
 // runner_table.hpp is by one file per instruction set: each compiles with its own flags, in parallel.
 #include "simd/simt.hpp"
 // keep this order
 #include "kernels/dslash_body.hpp"
+#include "kernels/face_body.hpp"
 #include "kernels/simd_probe.hpp"
 
 namespace dslash {
@@ -125,6 +127,9 @@ RunnerTable<Real> cuda_runners() {
   t.naive = &kernels::run_dslash<Real, OneLane, false, Cuda>;
   t.mrhs = &kernels::run_dslash<Real, Lanes, false, Cuda>;
   t.vnode = &kernels::run_dslash<Real, Lanes, true, Cuda>;
+  t.naive_faces = &kernels::run_faces<Real, OneLane, false, Cuda>;
+  t.mrhs_faces = &kernels::run_faces<Real, Lanes, false, Cuda>;
+  t.vnode_faces = &kernels::run_faces<Real, Lanes, true, Cuda>;
   t.probe = {static_cast<int>(Lanes::size), &probe_permute<Lanes>, &probe_complex_op<Lanes>};
   t.machine.stream_triad = &stream_triad<Real>;
   t.machine.stream_copy = &stream_copy<Real>;

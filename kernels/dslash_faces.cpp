@@ -1,14 +1,18 @@
 #include "kernels/dslash_faces.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 
 #include "dslash/core.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash {
 
-template <class Real>
-DslashFaces<Real>::DslashFaces(const DslashKernel<Real>& kernel, const GaugeField<Real>& u)
+template <class Real, class Space>
+DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u)
     : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()),
       spinor_reals_(static_cast<std::size_t>(kernel.spinor_bytes() / sizeof(Real))), runner_(kernel.face_runner()),
       nrhs_(kernel.config().nrhs) {
@@ -29,14 +33,23 @@ DslashFaces<Real>::DslashFaces(const DslashKernel<Real>& kernel, const GaugeFiel
   }
 }
 
-template <class Real>
-typename DslashFaces<Real>::Face DslashFaces<Real>::face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const {
+template <class Real, class Space>
+typename DslashFaces<Real, Space>::Face DslashFaces<Real, Space>::face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const {
+  // Built on the host, then copied to where the kernels run.
+  const auto to_space = [](const auto& host, const char* label) {
+    using T = typename std::decay_t<decltype(host)>::value_type;
+    View<T, 1, LayoutRight, Space> v(label, host.size());
+    if constexpr (Space::host_accessible) std::copy(host.begin(), host.end(), v.data());
+    else Space::copy(v.data(), host.data(), host.size() * sizeof(T));
+    return v;
+  };
   // The three other directions, slowest last, so the order is lexicographic with mu left out.
   std::array<std::size_t, 3> other{};
   for (std::size_t nu = 0, k = 0; nu < 4; ++nu)
     if (static_cast<int>(nu) != mu) other[k++] = nu;
   const Geometry outer_geom = layout_.outer_geometry();
   Face f;
+  std::vector<index_t> vectors;
   std::vector<Coord> coords;
   Coord xo{};
   xo[static_cast<std::size_t>(mu)] = upper ? layout_.outer[static_cast<std::size_t>(mu)] - 1 : 0;
@@ -46,31 +59,34 @@ typename DslashFaces<Real>::Face DslashFaces<Real>::face(int mu, bool upper, Sub
         // Every lane of an outer site has its parity: the virtual nodes' extents are even.
         if (subset != Subset::Full && Geometry::parity(xo) != static_cast<int>(subset)) continue;
         const site_t so = outer_geom.site(xo);
-        f.vectors.push_back(strides_.offset(subset == Subset::Full ? so : Geometry::cb_index(so), 0, 0) * layout_.lanes);
+        vectors.push_back(strides_.offset(subset == Subset::Full ? so : Geometry::cb_index(so), 0, 0) * layout_.lanes);
         coords.push_back(xo);
       }
+  f.vectors = to_space(vectors, "dslash_face_vectors");
   if (link == FaceLink::None) return f;
-  // As the kernel's links: 9 complex, each as W lanes of real then W of imaginary parts (vnode),
-  // or interleaved and broadcast by the kernel (naive, mrhs).
+  // As the kernel's links: 9 complex, each as W lanes of real then W of imaginary parts (vnode; on
+  // the GPU a lane's real and imaginary parts adjacent, pairs), or interleaved and broadcast by the
+  // kernel (naive, mrhs).
   const int link_lanes = layout_.folded ? layout_.lanes : 1;
-  f.links = View<Real, 1>("dslash_face_links", coords.size() * 18 * static_cast<std::size_t>(link_lanes));
-  Real* L = f.links.data();
+  std::vector<Real> L(coords.size() * 18 * static_cast<std::size_t>(link_lanes));
   const Geometry& geom = u.geometry();
   for (std::size_t i = 0; i < coords.size(); ++i)
     for (int lane = 0; lane < link_lanes; ++lane) {
       const ColourMatrix<Real> v = u.link(geom.site(layout_.global_coords(coords[i], lane)), mu);
       const ColourMatrix<Real> w = link == FaceLink::UDagger ? adjoint(v) : v;
       for (int ab = 0; ab < 9; ++ab) {
-        const std::size_t re = (i * 18 + 2 * static_cast<std::size_t>(ab)) * static_cast<std::size_t>(link_lanes) + static_cast<std::size_t>(lane);
+        const std::size_t first = (i * 18 + 2 * static_cast<std::size_t>(ab)) * static_cast<std::size_t>(link_lanes), l = static_cast<std::size_t>(lane);
+        const std::size_t re = strides_.pairs ? first + 2 * l : first + l, im = strides_.pairs ? re + 1 : re + static_cast<std::size_t>(link_lanes);
         L[re] = w(ab / 3, ab % 3).real();
-        L[re + static_cast<std::size_t>(link_lanes)] = w(ab / 3, ab % 3).imag();
+        L[im] = w(ab / 3, ab % 3).imag();
       }
     }
+  f.links = to_space(L, "dslash_face_links");
   return f;
 }
 
-template <class Real>
-FaceArgs<Real> DslashFaces<Real>::args(int mu, Hop hop, const Face& f, const View<Real, 1>& spinors) const {
+template <class Real, class Space>
+FaceArgs<Real> DslashFaces<Real, Space>::args(int mu, Hop hop, const Face& f, const spinor_view& spinors) const {
   if (spinors.size() != spinor_reals_) throw std::invalid_argument("DslashFaces: spinor buffer has the wrong size");
   FaceArgs<Real> a{};
   a.vectors = f.vectors.data();
@@ -85,8 +101,8 @@ FaceArgs<Real> DslashFaces<Real>::args(int mu, Hop hop, const Face& f, const Vie
   return a;
 }
 
-template <class Real>
-void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* half) const {
+template <class Real, class Space>
+void DslashFaces<Real, Space>::project(int mu, Hop hop, const spinor_view& in, Real* half) const {
   FaceArgs<Real> a = args(mu, hop, send_[static_cast<std::size_t>(mu)][static_cast<int>(hop)], in);
   a.in = in.data();
   a.message = half;
@@ -95,8 +111,8 @@ void DslashFaces<Real>::project(int mu, Hop hop, const View<Real, 1>& in, Real* 
   runner_(a);
 }
 
-template <class Real>
-void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<Real, 1>& out) const {
+template <class Real, class Space>
+void DslashFaces<Real, Space>::complete(int mu, Hop hop, const Real* half, const spinor_view& out) const {
   FaceArgs<Real> a = args(mu, hop, receive_[static_cast<std::size_t>(mu)][static_cast<int>(hop)], out);
   a.out = out.data();
   a.received = half;
@@ -107,5 +123,9 @@ void DslashFaces<Real>::complete(int mu, Hop hop, const Real* half, const View<R
 
 template class DslashFaces<float>;
 template class DslashFaces<double>;
+#if defined(DSLASH_HAVE_CUDA)
+template class DslashFaces<float, CudaSpace>;
+template class DslashFaces<double, CudaSpace>;
+#endif
 
 }  // namespace dslash

@@ -17,6 +17,10 @@
 // so both sides of a face list them in the same order), then right-hand-side blocks, then 6
 // complex numbers, each as the real then the imaginary parts of the vector's face lanes. Every
 // domain holds the same local lattice and kernel, so sender and receiver agree on it.
+//
+// Space = CudaSpace: the kernel's GPU twin. The face lists and links live in device memory, the
+// message pointers are device pointers, and project / complete launch asynchronously on the
+// calling thread's current stream (cuda::StreamScope).
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -28,13 +32,14 @@ namespace dslash {
 
 enum class Hop { Forward, Backward };
 
-template <class Real>
+template <class Real, class Space = HostSpace>
 class DslashFaces {
  public:
   static constexpr int kHalfSpinorReals = 12;
+  using spinor_view = typename DslashKernel<Real, Space>::spinor_view;
 
   // u: the domain's gauge field, the one the kernel was built from.
-  DslashFaces(const DslashKernel<Real>& kernel, const GaugeField<Real>& u);
+  DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u);
 
   // Lattice sites on one face of direction mu (0 where mu is not split).
   index_t face_sites(int mu) const { return face_sites_[static_cast<std::size_t>(mu)]; }
@@ -43,20 +48,20 @@ class DslashFaces {
 
   // The half spinors this domain sends for its neighbours' `hop` in direction mu, from the packed
   // input: Forward -> to the domain below (our lower face), Backward -> to the domain above.
-  void project(int mu, Hop hop, const View<Real, 1>& in, Real* half) const;
+  void project(int mu, Hop hop, const spinor_view& in, Real* half) const;
   // Adds the `hop` contributions that the neighbour's half spinors make to the packed output.
-  void complete(int mu, Hop hop, const Real* half, const View<Real, 1>& out) const;
+  void complete(int mu, Hop hop, const Real* half, const spinor_view& out) const;
 
  private:
   // One side of a face: its vectors (offsets of their block 0 in the spinor buffers) in message
   // order, and, where the hop needs one, a link per vector in the kernel's link layout.
   struct Face {
-    std::vector<index_t> vectors;
-    View<Real, 1> links;
+    View<index_t, 1, LayoutRight, Space> vectors;
+    View<Real, 1, LayoutRight, Space> links;
   };
   enum class FaceLink { None, U, UDagger };
   Face face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const;
-  FaceArgs<Real> args(int mu, Hop hop, const Face& f, const View<Real, 1>& spinors) const;
+  FaceArgs<Real> args(int mu, Hop hop, const Face& f, const spinor_view& spinors) const;
 
   // [mu][hop]: the vectors we send from (input parity) and those we complete (output parity).
   std::array<std::array<Face, 2>, 4> send_, receive_;

@@ -1,7 +1,9 @@
 #pragma once
 // The halo face kernels of kernels/dslash_faces.hpp on one instruction set, included only through
-// kernels/runner_table.hpp by the per-ISA translation units. One work item is one face vector: W
-// lanes of the kernel's spinor layout, all right-hand-side blocks (FaceArgs in dslash_runner.hpp).
+// kernels/runner_table.hpp by the per-ISA translation units, and by kernels/cuda_runners.cuh for the
+// GPU (SIMT lanes, Exec = Cuda). One work item is one face vector: W lanes of the kernel's spinor
+// layout, all right-hand-side blocks (FaceArgs in dslash_runner.hpp). On the GPU, W threads do one
+// item, a lane each, and vnode's spinors and links keep a lane's (re, im) adjacent (Body::kPairs).
 //
 // In a direction folded into the lanes, half the lanes of a face vector are on the face (those of
 // one virtual node) and the message carries only them, in lane order. Lane bit 0 folded, W = 8:
@@ -16,8 +18,9 @@ struct FaceBody {
   static constexpr int W = static_cast<int>(Vec::size);
   using C = Complex<Vec>;
   using Body = DslashBody<Real, Vec, Folded>;
+  static constexpr bool kSimt = Body::kSimt, kPairs = Body::kPairs;
 
-  const FaceArgs<Real>& a;
+  FaceArgs<Real> a;  // a copy: a GPU kernel takes the body by value
 
   // Direction Mu folded into the lanes: only one virtual node's lanes are on the face.
   template <int Mu>
@@ -27,17 +30,31 @@ struct FaceBody {
 
   // The face's virtual node: project forward sends our lower face (node 0) to the domain below,
   // project backward our upper face (node 1); complete forward fills our upper face, backward our lower.
-  int face_node() const { return a.forward == a.complete ? 1 : 0; }
+  DSLASH_INLINE_FUNCTION int face_node() const { return a.forward == a.complete ? 1 : 0; }
 
   // The face node's lanes come in runs of 2^bit: lanes [(2k + node) 2^bit, (2k + node + 1) 2^bit).
   // Copied run by run with compile-time lengths (no per-lane test), so the compiler unrolls them.
   template <int Mu>
   static constexpr int kRun = kHalfLanes<Mu> ? 1 << lane_bit<W>(Mu) : W;
 
+  // SIMT: this thread's lane l is on the face when its bit is the node's; its place in the message
+  // is l with that bit taken out.
   template <int Mu>
-  static void put(Real* dst, const Vec& v, int node) {
+  DSLASH_INLINE_FUNCTION static bool on_face(int lane, int node) {
+    return ((lane >> lane_bit<W>(Mu)) & 1) == node;
+  }
+  template <int Mu>
+  DSLASH_INLINE_FUNCTION static int message_lane(int lane) {
+    constexpr int R = kRun<Mu>;
+    return (lane / (2 * R)) * R + lane % R;
+  }
+
+  template <int Mu>
+  DSLASH_FORCE_INLINE static void put(Real* dst, const Vec& v, int node) {
     if constexpr (!kHalfLanes<Mu>) {
       v.store_unaligned(dst);
+    } else if constexpr (kSimt) {
+      if (on_face<Mu>(Vec::lane(), node)) dst[message_lane<Mu>(Vec::lane())] = v.v;
     } else {
       alignas(64) Real lanes[W];
       v.store_aligned(lanes);
@@ -47,9 +64,11 @@ struct FaceBody {
     }
   }
   template <int Mu>
-  static Vec get(const Real* src, int node) {
+  DSLASH_FORCE_INLINE static Vec get(const Real* src, int node) {
     if constexpr (!kHalfLanes<Mu>) {
       return Vec::load_unaligned(src);
+    } else if constexpr (kSimt) {
+      return Vec(on_face<Mu>(Vec::lane(), node) ? src[message_lane<Mu>(Vec::lane())] : Real(0));
     } else {
       alignas(64) Real lanes[W] = {};
       constexpr int R = kRun<Mu>;
@@ -61,18 +80,18 @@ struct FaceBody {
 
   // Where component (spin s, colour r) of vector i, block b starts in the message: (re, im), kMessageLanes each.
   template <int Mu>
-  index_t message_offset(index_t i, int b, int s, int r) const {
+  DSLASH_INLINE_FUNCTION index_t message_offset(index_t i, int b, int s, int r) const {
     return ((i * a.blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
   }
 
   // Spin rows 0 and 1 of colour row r: U(r, :) h with the face's link, or h itself without one.
-  static void colour_row(const Real* lk, const C (&h)[2][3], int r, C (&uh)[2]) {
+  DSLASH_FORCE_INLINE static void colour_row(const Real* lk, const C (&h)[2][3], int r, C (&uh)[2]) {
     if (lk) Body::mat_vec_row(lk + r * Body::kRowReals, h, uh);
     else uh[0] = h[0][r], uh[1] = h[1][r];
   }
 
   template <int Mu, int S>
-  void project(index_t i) const {
+  DSLASH_INLINE_FUNCTION void project(index_t i) const {
     constexpr int M = kMessageLanes<Mu>;
     const int node = face_node();
     const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
@@ -92,7 +111,7 @@ struct FaceBody {
   }
 
   template <int Mu, int S>
-  void complete(index_t i) const {
+  DSLASH_INLINE_FUNCTION void complete(index_t i) const {
     constexpr int M = kMessageLanes<Mu>;
     const int node = face_node();
     const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
@@ -107,10 +126,14 @@ struct FaceBody {
       for (int r = 0; r < 3; ++r) {
         C uh[2], acc[4];
         colour_row(lk, h, r, uh);
-        for (int sp = 0; sp < 4; ++sp) acc[sp] = load_component<Vec>(o, 3 * sp + r, a.component_stride);
+        for (int sp = 0; sp < 4; ++sp) acc[sp] = load_component<Vec, kPairs>(o, 3 * sp + r, a.component_stride);
         Body::template reconstruct<Mu, S>(acc, uh);
         for (int sp = 0; sp < 4; ++sp) {
           Real* re = o + 2 * (3 * sp + r) * a.component_stride * W;
+          if constexpr (kPairs) {
+            simd::stream_store_pair(re, acc[sp]);
+            continue;
+          }
           acc[sp].re.store_aligned(re);
           acc[sp].im.store_aligned(re + a.component_stride * W);
         }
@@ -118,20 +141,23 @@ struct FaceBody {
     }
   }
 
-  template <int Mu, int S>
+  // One index per face vector: W threads (a lane each) on a GPU, one with the lanes in a register on a CPU.
+  template <int Mu, int S, class Exec>
   void launch() const {
-    if (a.complete) parallel_for(a.label, RangePolicy<>(a.count), [this](index_t i) { complete<Mu, S>(i); });
-    else parallel_for(a.label, RangePolicy<>(a.count), [this](index_t i) { project<Mu, S>(i); });
+    const FaceBody body = *this;
+    const RangePolicy<Exec> range(0, a.count, kSimt ? W : 1);
+    if (a.complete) parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) { body.template complete<Mu, S>(i); });
+    else parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) { body.template project<Mu, S>(i); });
   }
 };
 
-template <class Real, class Vec, bool Folded>
+template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_faces(const FaceArgs<Real>& args) {
   const FaceBody<Real, Vec, Folded> body{args};
   // Direction and projector sign are template parameters (the units of the projector are free).
   const int key = 2 * args.mu + (projector_sign(args.forward, args.dagger) > 0 ? 1 : 0);
   [&]<int... K>(std::integer_sequence<int, K...>) {
-    ((K == key ? body.template launch<K / 2, K % 2 == 1 ? 1 : -1>() : void()), ...);
+    ((K == key ? body.template launch<K / 2, K % 2 == 1 ? 1 : -1, Exec>() : void()), ...);
   }(std::make_integer_sequence<int, 8>{});
 }
 

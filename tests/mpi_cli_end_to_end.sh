@@ -122,4 +122,41 @@ expect_mpi_error 2 "missing.nersc" apply --gauge missing.nersc --in psi.npy --ou
 # Output paths: rank 0 checks them before any work, and every rank stops.
 expect_mpi_error 2 "directory 'missing' does not exist" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --json missing/b.json
 expect_mpi_error 2 "'.': it is a directory" apply --gauge U.nersc --in psi.npy --out . --kernel naive --mpi 1.1.1.2
+expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --gpu-per-rank
+
+# One GPU per rank (--backend cuda), two ranks sharing this machine's GPU: every family agrees with
+# the single-process CPU result. Without a GPU: one clear line, exit 2 on every rank, no hang.
+set +e
+"$mpirun" -np 2 --oversubscribe "$dslash" apply --gauge U.nersc --in psi.npy --out gpu_naive.npy --kernel naive --parity odd --dagger \
+  --mpi 1.1.1.2 --backend cuda > gpu.txt 2> gpu.err
+rc=$?
+set -e
+if grep -q "built without CUDA" gpu.err; then
+  echo "mpi cli end to end: no CUDA in this build, GPU ranks not tested"
+elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q GPU; then
+  [ "$rc" -eq 0 ] || fail "apply --backend cuda over 2 ranks: exit $rc: $(cat gpu.err)"
+  for kernel in mrhs vnode; do
+    "$mpirun" -np 2 --oversubscribe "$dslash" apply --gauge U.nersc --in psi.npy --out "gpu_$kernel.npy" --kernel $kernel --parity odd \
+      --dagger --mpi 1.1.1.2 --backend cuda > /dev/null || fail "apply --kernel $kernel --backend cuda over 2 ranks"
+  done
+  "$mpirun" -np 2 --oversubscribe "$dslash" apply --gauge U.nersc --in psi.npy --out gpu_zt.npy --kernel vnode --parity odd \
+    --dagger --mpi 1.1.2.1 --backend cuda --comms-overlap off > /dev/null || fail "apply --backend cuda over 1.1.2.1, overlap off"
+  /usr/bin/python3 - <<'PY'
+import numpy as np
+ref = np.load("ref.npy")
+for name in ("gpu_naive", "gpu_mrhs", "gpu_vnode", "gpu_zt"):
+    got = np.load(f"{name}.npy")
+    err = np.abs(got - ref).max() / np.abs(ref).max()
+    assert err < 1e-12, f"{name}: relative error {err}"
+PY
+  "$mpirun" -np 2 --oversubscribe "$dslash" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --backend cuda --prec single --iters 2 --warmup 1 \
+    --check --verbose > gpu_bench.txt 2> gpu_bench.err || fail "bench --backend cuda over 2 ranks: $(cat gpu_bench.err)"
+  grep -q "check passed: 9 variant(s)" gpu_bench.err || fail "bench --backend cuda --check: $(cat gpu_bench.err)"
+  for stage in "copy to host" "copy to device" interior "project t fwd" "complete t bwd"; do
+    grep -q "^#   $stage" gpu_bench.txt || fail "bench --backend cuda --verbose lacks '$stage': $(cat gpu_bench.txt)"
+  done
+else
+  [ "$rc" -eq 2 ] || fail "apply --backend cuda without a GPU: exit $rc, expected 2"
+  [ "$(grep -c "no usable CUDA device\|no CUDA device found" gpu.err)" -eq 1 ] || fail "apply --backend cuda without a GPU: $(cat gpu.err)"
+fi
 echo "mpi cli end to end: ok"

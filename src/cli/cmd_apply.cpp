@@ -16,6 +16,9 @@
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "mpi/gpu_ranks.hpp"
+#endif
 #endif
 
 namespace dslash::cli {
@@ -77,8 +80,9 @@ void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>&
 
 #if defined(DSLASH_HAVE_MPI)
 // Under mpirun: rank 0 reads both files (with every single-process check) and scatters them; each
-// rank applies the operator to its block with halo exchange; rank 0 gathers and writes.
-template <class Real>
+// rank applies the operator to its block with halo exchange (Space: on the CPU or on its GPU); rank
+// 0 gathers and writes.
+template <class Real, class Space>
 void apply_distributed(ApplyOptions& o) {
   if (o.kernel == "reference") throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
   check_output_file("--out", o.out);
@@ -105,9 +109,9 @@ void apply_distributed(ApplyOptions& o) {
   std::vector<SpinorField<double>> in;
   for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const int per_call = spinors_per_call(o, in.size());
-  mpi::HaloDslash<Real> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call));
+  mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call));
   struct Overlapped {  // HaloDslash with the progress strategy bound, as apply_each calls it
-    mpi::HaloDslash<Real>& d;
+    mpi::HaloDslash<Real, Space>& d;
     mpi::Progress progress;
     Subset in_subset() const { return d.in_subset(); }
     std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& v) { return d.apply(v, progress); }
@@ -117,6 +121,17 @@ void apply_distributed(ApplyOptions& o) {
   for (const SpinorField<double>& chi : out_local)
     if (auto g = mpi::gather(grid, chi)) out.push_back(std::move(*g));
   mpi::collectively([&] { if (rank == 0) write_result(o, out, out.size(), grid.describe()); });
+}
+
+template <class Real>
+void apply_distributed_on(ApplyOptions& o) {
+#if defined(DSLASH_HAVE_CUDA)
+  if (o.backend == "cuda") {
+    mpi::bind_gpu(MPI_COMM_WORLD, o.mpi.gpu_per_rank);
+    return apply_distributed<Real, CudaSpace>(o);
+  }
+#endif
+  apply_distributed<Real, HostSpace>(o);
 }
 #endif
 
@@ -138,12 +153,13 @@ void add_apply_command(CLI::App& app) {
     if (opt->kernel == "reference")
       reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout", "--compress", "--backend"},
                    "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
-    if (opt->backend == "cuda") require_cuda(*cmd, {"--simd", "--layout", "--mpi"});
+    if (opt->backend == "cuda") require_cuda(*cmd, {"--simd", "--layout"}, opt->mpi.distributed());
+    else if (opt->mpi.gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
     reject_simd_for_naive(opt->kernel, opt->k.simd);
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)
-      if (opt->k.prec == "single") apply_distributed<float>(*opt);
-      else apply_distributed<double>(*opt);
+      if (opt->k.prec == "single") apply_distributed_on<float>(*opt);
+      else apply_distributed_on<double>(*opt);
 #endif
       return;
     }

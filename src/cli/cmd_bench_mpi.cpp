@@ -11,6 +11,9 @@
 //              decomposed call / control call - 1
 //   halo     : bytes each rank sends per call; the Dslash's exchange (project, post, wait) against
 //              the same messages moved with nothing else (post, wait: the exchange-only ceiling)
+// --backend cuda: one GPU per rank (shared where a node has fewer); the stages come from CUDA events
+// (project, interior, complete, the staging copies) and host clocks (post, wait); the control and
+// the ceilings run on each rank's GPU, all ranks at once.
 #include <omp.h>
 
 #include <algorithm>
@@ -28,6 +31,10 @@
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#include "mpi/gpu_ranks.hpp"
+#endif
 
 namespace dslash::cli {
 
@@ -114,7 +121,8 @@ struct CallTimer {
 };
 
 // The stages of HaloDslash::apply, per direction where they have one, over the ranks.
-std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector<mpi::HaloCallTimes>& calls) {
+// device: the GPU's staging copies too.
+std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector<mpi::HaloCallTimes>& calls, bool device) {
   std::vector<Stage> stages;
   const auto add = [&](std::string name, const std::function<double(const mpi::HaloCallTimes&)>& pick) {
     std::vector<double> v;
@@ -129,10 +137,12 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
           add(std::string(stage) + " " + kDir[mu] + (h == 0 ? " fwd" : " bwd"), [=](const mpi::HaloCallTimes& c) { return (c.*member)[mu][h]; });
   };
   per_direction("project", &mpi::HaloCallTimes::project);
+  if (device) add("copy to host", [](const auto& c) { return c.to_host; });
   add("post", [](const auto& c) { return c.post; });
   add("interior", [](const auto& c) { return c.interior; });
   add("progress", [](const auto& c) { return c.progress; });
   add("wait", [](const auto& c) { return c.wait; });
+  if (device) add("copy to device", [](const auto& c) { return c.to_device; });
   per_direction("complete", &mpi::HaloCallTimes::complete);
   add("call", [](const auto& c) { return c.call; });
   add("transfer", [](const auto& c) { return c.transfer; });
@@ -140,17 +150,18 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
 }
 
 double sum_of(const mpi::HaloCallTimes& c, bool comm) {
-  double s = comm ? c.post + c.wait : c.interior + c.progress;
+  double s = comm ? c.post + c.wait + c.to_host + c.to_device : c.interior + c.progress;
   for (const auto& per_mu : comm ? c.project : c.complete) s += per_mu[0] + per_mu[1];
   return s;
 }
 
-template <class Real>
+template <class Real, class Space>
 MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, const std::optional<GaugeField<Real>>& u_global,
                       const DslashConfig& request, const BenchOptions& o, const bench::CacheInfo& llc) {
   const bool root = grid.rank() == 0;
   const mpi::Progress progress = mpi::parse_progress(o.mpi.overlap);
-  mpi::HaloDslash<Real> d(grid, u, request, {.coalesce = o.halo_messages == "per-peer", .chunks = o.halo_chunks});
+  constexpr bool kDevice = !Space::host_accessible;
+  mpi::HaloDslash<Real, Space> d(grid, u, request, {.coalesce = o.halo_messages == "per-peer", .chunks = o.halo_chunks});
   MpiResult r;
   r.cfg = d.kernel().config();
   r.label = d.kernel().label();
@@ -175,7 +186,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   // sets; the ranks on a node share its last-level cache.
   r.rotating_sets = bench::rotating_sets(llc.share(), d.kernel().link_bytes(), 2 * d.kernel().spinor_bytes());
   r.call_bytes = d.kernel().link_bytes() + 2 * d.kernel().spinor_bytes();
-  bench::RotatingSpinors<Real> sets(d.kernel(), in, r.rotating_sets);
+  bench::RotatingSpinors<Real, Space> sets(d.kernel(), in, r.rotating_sets);
 
   CallTimer decomposed{grid.comm()};
   const auto apply_next = [&] {
@@ -186,7 +197,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   d.reset_times();
   for (int i = 0; i < o.iters; ++i) decomposed(apply_next);
   r.times = decomposed.slowest;
-  r.stages = stage_figures(grid, d.times());
+  r.stages = stage_figures(grid, d.times(), kDevice);
   std::vector<double> comm, compute;
   for (const auto& c : d.times()) comm.push_back(sum_of(c, true)), compute.push_back(sum_of(c, false));
   r.comm_s = over_ranks(comm, grid.comm()).max;
@@ -196,12 +207,13 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   {
     DslashConfig cfg = r.cfg;
     cfg.halo = {};
-    const DslashKernel<Real> control(u, cfg);
-    bench::RotatingSpinors<Real> control_sets(control, in, r.rotating_sets);
+    const DslashKernel<Real, Space> control(u, cfg);
+    bench::RotatingSpinors<Real, Space> control_sets(control, in, r.rotating_sets);
     CallTimer timer{grid.comm()};
     const auto control_next = [&] {
       const std::size_t k = control_sets.advance();
       control.apply(control_sets.in[k], control_sets.out[k]);
+      if constexpr (kDevice) Space::execution_space::fence();  // a GPU launch returns at once
     };
     for (int i = 0; i < o.warmup; ++i) timer(control_next, false);
     for (int i = 0; i < o.iters; ++i) timer(control_next);
@@ -279,19 +291,21 @@ void print_breakdown(const MpiResult& r, int iters) {
               1e3 * r.control_min, 1e3 * r.control_median, 1e3 * r.time_min, 1e3 * r.time_median);
 }
 
-template <class Real>
+template <class Real, class Space>
 int run(const BenchOptions& o) {
+  constexpr bool kDevice = !Space::host_accessible;
   if (o.threads > 0) omp_set_num_threads(o.threads);
   if (o.tile == "auto" || o.team_size == "auto")
     throw std::invalid_argument("--tile/--team-size auto tune in one process: tune on the local lattice without --mpi, then pass the result");
   const mpi::ProcessGrid grid(mpi::parse_grid(o.mpi.grid), o.dims);
   const bool root = grid.rank() == 0;
   const int F = sizeof(Real);
-  const SimdIsa isa = parse_simd(o.simd);
+  const SimdIsa isa = kDevice ? SimdIsa::Simt : parse_simd(o.simd);
   const auto kernels = expand(o.kernel, {"naive", "mrhs", "vnode"});
   const auto dispatches = expand(o.dispatch, {"range", "team", "mdrange"});
   const std::array<index_t, 4> tile = o.tile.empty() ? DslashConfig{}.tile : parse_tile(o.tile);
-  const int team = o.team_size.empty() ? 1 : std::stoi(o.team_size);  // the parser took only 1..max
+  // the parser took only 1..max; a GPU team is a block: one warp by default
+  const int team = o.team_size.empty() ? (kDevice ? 32 : 1) : std::stoi(o.team_size);
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
   const char* progress = mpi::to_string(mpi::parse_progress(o.mpi.overlap));
@@ -301,6 +315,18 @@ int run(const BenchOptions& o) {
   run.sites_per_parity = grid.local().half_volume();
   run.footprint_bytes = bench::footprint_bytes<Real>(grid.local(), o.compress);
   run.llc = bench::last_level_cache(ranks_per_node(grid.comm()));  // the ranks on a node share its cache
+  run.extra["backend"] = kDevice ? "cuda" : "cpu";
+  if constexpr (kDevice) {
+#if defined(DSLASH_HAVE_CUDA)
+    const mpi::GpuBinding gpu = mpi::bind_gpu(grid.comm(), o.mpi.gpu_per_rank);
+    const cuda::DeviceInfo g = cuda::device_info();
+    run.isas = {SimdIsa::Simt};
+    run.llc = {g.l2_bytes, "the GPU's L2", gpu.sharing};  // ranks on one GPU share its L2
+    run.notes.push_back("gpu " + g.name + ", rank 0: " + gpu.describe() + "; stages from CUDA events (GPU) and host clocks (post, wait)");
+    run.extra["gpu"] = {{"name", g.name}, {"rank0", gpu.describe()}, {"cuda_aware_mpi", gpu.cuda_aware}, {"ranks_sharing_rank0_gpu", gpu.sharing},
+                        {"halo_staging", "pinned host buffers"}};
+#endif
+  }
   run.notes = {std::string("comms overlap ") + progress + ", halo messages " + o.halo_messages +
                "; comm/compute per call: the slowest rank's median; control: the same local lattice with no halo, every rank at once"};
   run.extra = {{"local_lattice", grid.local().extents()}, {"grid", grid.grid()}, {"ranks", grid.size()},
@@ -309,7 +335,7 @@ int run(const BenchOptions& o) {
   // Every rank measures at once, as they run: the ceilings are one rank's share of the node.
   if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", run.threads);
   MPI_Barrier(grid.comm());
-  bench::Ceilings ceilings(run.llc);
+  bench::Ceilings ceilings(run.llc, kDevice);
   ceilings.measure_round(run.isas, F);
   std::optional<GaugeField<Real>> u_global;
   if (root) {
@@ -327,7 +353,7 @@ int run(const BenchOptions& o) {
       if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
       if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, kernels.size() * dispatches.size(), k.c_str(), disp.c_str());
       try {
-        results.push_back(run_variant<Real>(grid, u, u_global, cfg, o, run.llc));
+        results.push_back(run_variant<Real, Space>(grid, u, u_global, cfg, o, run.llc));
         MPI_Barrier(grid.comm());  // every rank measures its next round at once, as at the start
         ceilings.measure_round(run.isas, F);
       } catch (const mpi::CollectiveError& e) {  // every rank agrees, so every rank skips
@@ -392,6 +418,11 @@ int run(const BenchOptions& o) {
 
 }  // namespace
 
-int run_bench_mpi(const BenchOptions& o) { return o.prec == "single" ? run<float>(o) : run<double>(o); }
+int run_bench_mpi(const BenchOptions& o) {
+#if defined(DSLASH_HAVE_CUDA)
+  if (o.backend == "cuda") return o.prec == "single" ? run<float, CudaSpace>(o) : run<double, CudaSpace>(o);
+#endif
+  return o.prec == "single" ? run<float, HostSpace>(o) : run<double, HostSpace>(o);
+}
 
 }  // namespace dslash::cli

@@ -69,6 +69,7 @@ void add_launch_options(CLI::App& cmd, KernelOptions& options);
 // --mpi a.b.c.d and --comms-overlap on|off (only with --mpi): a domain-decomposed run under mpirun.
 struct MpiOptions {
   std::string grid, overlap = "on";
+  bool gpu_per_rank = false;  // --gpu-per-rank: with --backend cuda, refuse to share a GPU between ranks
   // True for a run over MPI ranks. Throws std::invalid_argument when --mpi is given to a build
   // without MPI, or when mpirun started several ranks but --mpi is missing.
   bool distributed() const;
@@ -84,6 +85,7 @@ void warn_if_oversubscribed(int threads);
 CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend);
 // For --backend cuda: throws std::invalid_argument when this dslash was built without CUDA, when no
 // GPU is usable, or when one of the CPU-only `options` was given on `cmd`'s command line.
-void require_cuda(const CLI::App& cmd, std::initializer_list<const char*> cpu_only_options);
+// distributed: under --mpi the ranks check their GPUs together (mpi::bind_gpu) instead.
+void require_cuda(const CLI::App& cmd, std::initializer_list<const char*> cpu_only_options, bool distributed = false);
 
 }  // namespace dslash::cli

@@ -157,6 +157,9 @@ void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
                  "compute the interior while the halos travel (with --mpi): chunks (MPI_Testall between slabs of the interior; on), "
                  "thread (the master thread tests while the others compute), or off")
       ->check(CLI::IsMember({"on", "off", "chunks", "thread"}))->capture_default_str()->needs(grid);
+  cmd.add_flag("--gpu-per-rank", o.gpu_per_rank,
+               "with --mpi --backend cuda: every rank its own GPU (an error where a node has fewer GPUs than ranks); default: ranks share them")
+      ->needs(grid);
 }
 
 int mpi_world_size() {
@@ -226,14 +229,16 @@ CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend) {
       ->capture_default_str();
 }
 
-void require_cuda(const CLI::App& cmd, std::initializer_list<const char*> cpu_only_options) {
+void require_cuda(const CLI::App& cmd, std::initializer_list<const char*> cpu_only_options, bool distributed) {
 #if defined(DSLASH_HAVE_CUDA)
-  if (const std::string why = cuda::unavailable_reason(); !why.empty()) throw std::invalid_argument("--backend cuda: " + why);
+  if (const std::string why = distributed ? std::string() : cuda::unavailable_reason(); !why.empty())
+    throw std::invalid_argument("--backend cuda: " + why);
   reject_given(cmd, cpu_only_options,
                "to --backend cuda: the GPU's lanes are threads and it chooses its own layout (component-major, site fastest)");
 #else
   (void)cmd;
   (void)cpu_only_options;
+  (void)distributed;
   throw std::invalid_argument("--backend cuda: this dslash was built without CUDA (install the CUDA toolkit, put nvcc on the PATH and reconfigure)");
 #endif
 }

@@ -10,6 +10,9 @@
 #include <thread>
 
 #include "mpi/mpi_session.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash::mpi {
 
@@ -20,9 +23,9 @@ DslashConfig with_halo(const ProcessGrid& grid, DslashConfig cfg) {
   return cfg;
 }
 
-template <class Real>
-DslashKernel<Real> make_kernel(const ProcessGrid& grid, const GaugeField<Real>& u, const DslashConfig& cfg) {
-  std::optional<DslashKernel<Real>> k;
+template <class Real, class Space>
+DslashKernel<Real, Space> make_kernel(const ProcessGrid& grid, const GaugeField<Real>& u, const DslashConfig& cfg) {
+  std::optional<DslashKernel<Real, Space>> k;
   // Every rank has the same local lattice and so the same verdict; agreeing keeps it that way.
   collectively([&] {
     try {
@@ -34,8 +37,8 @@ DslashKernel<Real> make_kernel(const ProcessGrid& grid, const GaugeField<Real>& 
   return std::move(*k);
 }
 
-template <class Real>
-std::array<std::size_t, 4> reals_of(const DslashFaces<Real>& faces) {
+template <class Real, class Space>
+std::array<std::size_t, 4> reals_of(const DslashFaces<Real, Space>& faces) {
   std::array<std::size_t, 4> n{};
   for (int mu = 0; mu < 4; ++mu) n[static_cast<std::size_t>(mu)] = faces.halo_reals(mu);
   return n;
@@ -62,48 +65,55 @@ const char* to_string(Progress p) {
 }
 
 double HaloCallTimes::stages() const {
-  double s = post + interior + progress + wait;
+  double s = post + interior + progress + wait + to_host + to_device;
   for (int mu = 0; mu < 4; ++mu)
     for (int h = 0; h < 2; ++h) s += project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] + complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)];
   return s;
 }
 
-template <class Real>
-HaloDslash<Real>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
-    : grid_(grid), kernel_(make_kernel(grid, local_u, cfg)), faces_(kernel_, local_u),
-      exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {}
+template <class Real, class Space>
+HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
+    : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
+      exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
+  if constexpr (kDevice) device_ = std::make_unique<Device>(exchange_);
+}
 
-template <class Real>
-std::array<std::size_t, 4> HaloDslash<Real>::face_reals() const {
+template <class Real, class Space>
+HaloDslash<Real, Space>::~HaloDslash() = default;
+
+template <class Real, class Space>
+template <class F>
+void HaloDslash<Real, Space>::for_each_face(const F& f) const {
+  for (int mu = 0; mu < 4; ++mu)
+    if (grid_.split(mu))
+      for (Hop hop : kHops) f(mu, hop);
+}
+
+template <class Real, class Space>
+std::array<std::size_t, 4> HaloDslash<Real, Space>::face_reals() const {
   return reals_of(faces_);
 }
 
-template <class Real>
-void HaloDslash<Real>::project(const View<Real, 1>& in, HaloCallTimes* t) {
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!grid_.split(mu)) continue;
-    for (Hop hop : kHops) {
-      const double t0 = MPI_Wtime();
-      faces_.project(mu, hop, in, exchange_.send(mu, hop));
-      if (t) t->project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
-    }
-  }
+template <class Real, class Space>
+void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
+  for_each_face([&](int mu, Hop hop) {
+    const double t0 = MPI_Wtime();
+    faces_.project(mu, hop, in, exchange_.send(mu, hop));
+    if (t) t->project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
+  });
 }
 
-template <class Real>
-void HaloDslash<Real>::complete(const View<Real, 1>& out, HaloCallTimes& t) {
-  for (int mu = 0; mu < 4; ++mu) {
-    if (!grid_.split(mu)) continue;
-    for (Hop hop : kHops) {
-      const double t0 = MPI_Wtime();
-      faces_.complete(mu, hop, exchange_.receive(mu, hop), out);
-      t.complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
-    }
-  }
+template <class Real, class Space>
+void HaloDslash<Real, Space>::complete(const spinor_view& out, HaloCallTimes& t) {
+  for_each_face([&](int mu, Hop hop) {
+    const double t0 = MPI_Wtime();
+    faces_.complete(mu, hop, exchange_.receive(mu, hop), out);
+    t.complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
+  });
 }
 
-template <class Real>
-bool HaloDslash<Real>::interior(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress, HaloCallTimes& t, double posted) {
+template <class Real, class Space>
+bool HaloDslash<Real, Space>::interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted) {
   bool arrived = false;
   const auto test = [&] {
     if (!arrived && exchange_.test()) {
@@ -152,8 +162,9 @@ bool HaloDslash<Real>::interior(const View<Real, 1>& in, const View<Real, 1>& ou
   return arrived;
 }
 
-template <class Real>
-void HaloDslash<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress) {
+template <class Real, class Space>
+void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& out, Progress progress) {
+  if constexpr (kDevice) return apply_device(in, out, progress);
   HaloCallTimes t;
   const double start = MPI_Wtime();
   project(in, &t);
@@ -181,24 +192,26 @@ void HaloDslash<Real>::apply(const View<Real, 1>& in, const View<Real, 1>& out, 
   times_.push_back(t);
 }
 
-template <class Real>
-int HaloDslash<Real>::progress_slabs() const {
+template <class Real, class Space>
+int HaloDslash<Real, Space>::progress_slabs() const {
   if (options_.chunks > 0) return static_cast<int>(std::min<index_t>(options_.chunks, kernel_.outer_t()));
   const KernelLayout& l = kernel_.layout();
   const index_t work = kernel_.output_sites() / (l.folded ? l.lanes : 1) * l.blocks;  // vectors x blocks
   return static_cast<int>(std::clamp<index_t>(work / kSlabWork, std::min(kMinSlabs, kernel_.outer_t()), kernel_.outer_t()));
 }
 
-template <class Real>
-void HaloDslash<Real>::exchange(const View<Real, 1>& in) {
-  project(in, nullptr);
+template <class Real, class Space>
+void HaloDslash<Real, Space>::exchange(const spinor_view& in) {
+  if constexpr (kDevice) stage_out(in);
+  else project(in, nullptr);
   exchange_.start();
   exchange_.wait();
+  if constexpr (kDevice) stage_in(View<Real, 1, LayoutRight, Space>());
 }
 
-template <class Real>
-std::vector<SpinorField<Real>> HaloDslash<Real>::apply(const std::vector<SpinorField<Real>>& in, Progress progress) {
-  const View<Real, 1> packed_in = kernel_.allocate_spinors("halo_in"), packed_out = kernel_.allocate_spinors("halo_out");
+template <class Real, class Space>
+std::vector<SpinorField<Real>> HaloDslash<Real, Space>::apply(const std::vector<SpinorField<Real>>& in, Progress progress) {
+  const spinor_view packed_in = kernel_.allocate_spinors("halo_in"), packed_out = kernel_.allocate_spinors("halo_out");
   kernel_.pack(in, packed_in);
   apply(packed_in, packed_out, progress);
   std::vector<SpinorField<Real>> out;
@@ -206,7 +219,122 @@ std::vector<SpinorField<Real>> HaloDslash<Real>::apply(const std::vector<SpinorF
   return out;
 }
 
+#if defined(DSLASH_HAVE_CUDA)
+// The GPU's side of the halo: device twins of the exchange's buffers (same layout, so one copy each
+// way), those host buffers page-locked, two streams, and an event pair per timed piece.
+template <class Real, class Space>
+struct HaloDslash<Real, Space>::Device {
+  struct Span {  // GPU time between two events of one stream
+    cuda::Event start, stop;
+    double seconds() const { return stop.since(start); }
+  };
+  explicit Device(HaloExchange<Real>& x)
+      : send("halo_send_device", x.reals()), receive("halo_receive_device", x.reals()),
+        pinned_send(x.send_buffer(), x.buffer_bytes()), pinned_receive(x.receive_buffer(), x.buffer_bytes()), faces(true) {}
+  View<Real, 1, LayoutRight, Space> send, receive;
+  cuda::PinnedRegion pinned_send, pinned_receive;
+  cuda::Stream faces, interior;  // faces at high priority
+  std::array<Span, 8> project, complete;  // [2 mu + hop]
+  Span to_host, to_device, computed;
+};
+#else
+template <class Real, class Space>
+struct HaloDslash<Real, Space>::Device {
+  explicit Device(HaloExchange<Real>&) {}
+};
+#endif
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::stage_out(const spinor_view& in) {
+#if defined(DSLASH_HAVE_CUDA)
+  Device& g = *device_;
+  const cuda::StreamScope on_faces(g.faces.get());
+  for_each_face([&](int mu, Hop hop) {
+    auto& span = g.project[2 * static_cast<std::size_t>(mu) + static_cast<std::size_t>(hop)];
+    span.start.record(g.faces.get());
+    faces_.project(mu, hop, in, g.send.data() + (exchange_.send(mu, hop) - exchange_.send_buffer()));
+    span.stop.record(g.faces.get());
+  });
+  g.to_host.start.record(g.faces.get());
+  cuda::copy_async(exchange_.send_buffer(), g.send.data(), exchange_.bytes(), g.faces.get());
+  g.to_host.stop.record(g.faces.get());
+  g.faces.synchronize();  // the messages are in host memory: MPI may read them
+#else
+  (void)in;
+#endif
+}
+
+// Copies the received messages to the device and, where `out` is not empty, completes the faces
+// after the interior; returns with everything done.
+template <class Real, class Space>
+void HaloDslash<Real, Space>::stage_in(const spinor_view& out) {
+#if defined(DSLASH_HAVE_CUDA)
+  Device& g = *device_;
+  const cuda::StreamScope on_faces(g.faces.get());
+  g.to_device.start.record(g.faces.get());
+  cuda::copy_async(g.receive.data(), exchange_.receive_buffer(), exchange_.bytes(), g.faces.get());
+  g.to_device.stop.record(g.faces.get());
+  if (out.size() > 0) {
+    cuda::check(cudaStreamWaitEvent(g.faces.get(), g.computed.stop.get(), 0), "cudaStreamWaitEvent");  // the interior wrote out first
+    for_each_face([&](int mu, Hop hop) {
+      auto& span = g.complete[2 * static_cast<std::size_t>(mu) + static_cast<std::size_t>(hop)];
+      span.start.record(g.faces.get());
+      faces_.complete(mu, hop, g.receive.data() + (exchange_.receive(mu, hop) - exchange_.receive_buffer()), out);
+      span.stop.record(g.faces.get());
+    });
+  }
+  g.faces.synchronize();  // and with it the interior, which the faces stream waited for
+#else
+  (void)out;
+#endif
+}
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_view& out, Progress progress) {
+#if defined(DSLASH_HAVE_CUDA)
+  Device& g = *device_;
+  HaloCallTimes t;
+  const double start = MPI_Wtime();
+  const auto interior = [&] {
+    const cuda::StreamScope on_interior(g.interior.get());
+    g.computed.start.record(g.interior.get());
+    kernel_.apply(in, out);
+    g.computed.stop.record(g.interior.get());
+  };
+  // The interior goes first when it overlaps: the faces' stream has the higher priority, so their
+  // small kernels still start as soon as the GPU has room.
+  if (progress != Progress::None) interior();
+  stage_out(in);
+  const double t0 = MPI_Wtime();
+  exchange_.start();
+  const double posted = MPI_Wtime();
+  exchange_.wait();
+  const double waited = MPI_Wtime();
+  t.post = posted - t0;
+  t.wait = waited - posted;
+  t.transfer = waited - posted;
+  if (progress == Progress::None) interior();
+  stage_in(out);
+  t.call = MPI_Wtime() - start;
+  for_each_face([&](int mu, Hop hop) {
+    const auto m = static_cast<std::size_t>(mu), h = static_cast<std::size_t>(hop);
+    t.project[m][h] = g.project[2 * m + h].seconds();
+    t.complete[m][h] = g.complete[2 * m + h].seconds();
+  });
+  t.interior = g.computed.seconds();
+  t.to_host = g.to_host.seconds();
+  t.to_device = g.to_device.seconds();
+  times_.push_back(t);
+#else
+  (void)in, (void)out, (void)progress;
+#endif
+}
+
 template class HaloDslash<float>;
 template class HaloDslash<double>;
+#if defined(DSLASH_HAVE_CUDA)
+template class HaloDslash<float, CudaSpace>;
+template class HaloDslash<double, CudaSpace>;
+#endif
 
 }  // namespace dslash::mpi

@@ -12,8 +12,19 @@
 // progress strategy: Chunks cuts the interior into slabs of t with MPI_Testall between them;
 // Thread has the master thread test while the other threads compute the interior (a nested team;
 // MPI_THREAD_FUNNELED suffices, as only the master calls MPI). None waits before the interior.
+//
+// Space = CudaSpace (one GPU per rank, mpi/gpu_ranks.hpp): the same stages with the kernels on the
+// GPU and the messages staged through host memory, on two streams:
+//   faces stream (high priority)  project -> copy to the pinned host send buffer
+//   interior stream               the interior kernel, launched at once; it runs on the GPU while
+//                                 the host posts and waits (the overlap needs no progress strategy)
+//   host                          waits for the copy, post, wait
+//   faces stream                  copy the receive buffer to the device, wait for the interior, complete
+// project, complete, the copies and the interior are timed by CUDA events (GPU time), post and wait
+// on the host. Off (Progress::None) launches the interior after the wait; chunks and thread overlap.
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +48,7 @@ struct HaloCallTimes {
   double progress = 0;  // Chunks: the MPI_Testall calls between the slabs
   double wait = 0, call = 0;
   double transfer = 0;  // post -> every message seen done (at a test or the wait)
+  double to_host = 0, to_device = 0;  // the GPU: staging copies of the send and receive buffers (0 on a CPU)
   double stages() const;
 };
 
@@ -45,22 +57,28 @@ struct HaloOptions {
   int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
 };
 
-template <class Real>
+template <class Real, class Space = HostSpace>
 class HaloDslash {
  public:
+  using spinor_view = typename DslashKernel<Real, Space>::spinor_view;
+  static constexpr bool kDevice = !Space::host_accessible;
+
   // Collective. cfg.halo is set from the grid's split directions. A configuration the kernel cannot
   // take on the local lattice (vnode folding, nrhs) is a CollectiveError naming the local lattice.
+  // On the GPU, the rank must already be bound to its device (mpi::bind_gpu).
   HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options = {});
+  ~HaloDslash();
 
-  const DslashKernel<Real>& kernel() const { return kernel_; }
+  const DslashKernel<Real, Space>& kernel() const { return kernel_; }
   Subset in_subset() const { return kernel_.in_subset(); }
 
   // Collective. in/out: buffers from kernel().allocate_spinors(). Every strategy gives the same bits.
-  void apply(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress);
+  // On the GPU it returns with the result complete in `out`.
+  void apply(const spinor_view& in, const spinor_view& out, Progress progress);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, Progress progress = Progress::Chunks);
   // Collective. Only the halo exchange of an apply (project, post, wait), untimed: for halo bandwidth.
-  void exchange(const View<Real, 1>& in);
+  void exchange(const spinor_view& in);
 
   // Bytes this rank sends per apply: 12 reals x face sites x nrhs, for each face of each split direction.
   std::uint64_t halo_bytes() const { return exchange_.bytes(); }
@@ -72,20 +90,29 @@ class HaloDslash {
   void reset_times() { times_.clear(); }
 
  private:
-  void project(const View<Real, 1>& in, HaloCallTimes* t);
+  // f(mu, hop) for each face of each split direction, in message order.
+  template <class F>
+  void for_each_face(const F& f) const;
+  void project(const spinor_view& in, HaloCallTimes* t);
   // True when a test saw every message done (and set t.transfer).
-  bool interior(const View<Real, 1>& in, const View<Real, 1>& out, Progress progress, HaloCallTimes& t, double posted);
-  void complete(const View<Real, 1>& out, HaloCallTimes& t);
+  bool interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted);
+  void complete(const spinor_view& out, HaloCallTimes& t);
+  // The GPU's stages (halo_dslash.cpp): project and copy to the host; copy to the device and complete.
+  void apply_device(const spinor_view& in, const spinor_view& out, Progress progress);
+  void stage_out(const spinor_view& in);
+  void stage_in(const spinor_view& out);
 
   // Chunks: at least kMinSlabs slabs, and more for long calls (mrhs), about one per kSlabWork
   // vectors x blocks of output.
   static constexpr index_t kMinSlabs = 4, kSlabWork = 1024;
   const ProcessGrid& grid_;
-  DslashKernel<Real> kernel_;
-  DslashFaces<Real> faces_;
+  DslashKernel<Real, Space> kernel_;
+  DslashFaces<Real, Space> faces_;
   HaloExchange<Real> exchange_;
   HaloOptions options_;
   std::vector<HaloCallTimes> times_;
+  struct Device;  // the GPU's message buffers, pinned host buffers, streams and events; null on a CPU
+  std::unique_ptr<Device> device_;
 };
 
 }  // namespace dslash::mpi

@@ -29,12 +29,13 @@ std::vector<Message> group_faces(const std::array<int, 8>& peer, const std::arra
   return m;
 }
 
+constexpr std::size_t kPage = 4096;
+std::size_t whole_pages(std::size_t bytes) { return std::max<std::size_t>(kPage, (bytes + kPage - 1) / kPage * kPage); }
+
 // Page-aligned, so a device backend can page-lock (register) it as it is.
 template <class Real>
 Real* allocate(std::size_t reals) {
-  constexpr std::size_t kPage = 4096;
-  const std::size_t bytes = std::max<std::size_t>(kPage, (reals * sizeof(Real) + kPage - 1) / kPage * kPage);
-  void* p = std::aligned_alloc(kPage, bytes);
+  void* p = std::aligned_alloc(kPage, whole_pages(reals * sizeof(Real)));
   if (!p) throw std::bad_alloc();
   return static_cast<Real*>(p);
 }
@@ -86,6 +87,11 @@ HaloExchange<Real>::~HaloExchange() {
   if (finalized) return;
   if (active_) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
   for (MPI_Request& r : requests_) MPI_Request_free(&r);
+}
+
+template <class Real>
+std::size_t HaloExchange<Real>::buffer_bytes() const {
+  return whole_pages(bytes_);
 }
 
 template <class Real>

@@ -37,6 +37,13 @@ class HaloExchange {
   Real* send(int mu, Hop hop) { return send_.get() + send_offset_[slot(mu, hop)]; }
   const Real* receive(int mu, Hop hop) const { return receive_.get() + receive_offset_[slot(mu, hop)]; }
 
+  // The whole buffers, for a device backend that stages them through device twins laid out alike
+  // (one copy each way): `reals()` each, allocated in whole pages (`buffer_bytes()`) to page-lock.
+  Real* send_buffer() { return send_.get(); }
+  Real* receive_buffer() { return receive_.get(); }
+  std::size_t reals() const { return bytes_ / sizeof(Real); }
+  std::size_t buffer_bytes() const;
+
   void start();  // MPI_Startall: every receive and send of this call
   bool test();   // MPI_Testall: true once every message of this call has arrived and left
   void wait();   // MPI_Waitall

@@ -6,7 +6,7 @@
 //   TeamPolicy     one block per team: threadIdx.y is the team rank, threadIdx.x the vector lane
 //   MDRangePolicy  one block per tile; the block's rows walk the tile's points, dimension 0 fastest
 // Every lane of an index calls f with that index (simd/simt.hpp: the lane is threadIdx.x). Launches
-// are asynchronous (Cuda::fence() waits); a launch the GPU refuses throws at once. Reductions sum
+// go to the thread's current stream (cuda::StreamScope) and are asynchronous (Cuda::fence() waits); a launch the GPU refuses throws at once. Reductions sum
 // each block in shared memory in a fixed tree, then the block partials on the host in block order:
 // the same launch shape gives bitwise the same sum.
 #include <algorithm>
@@ -147,6 +147,7 @@ T reduce_blocks(unsigned blocks, unsigned threads, const Launch& launch) {
   try {
     launch(partials, static_cast<std::size_t>(threads) * sizeof(T));
     check_launch("parallel_reduce launch");
+    cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a reduction failed)");
     std::vector<T> host(blocks);
     CudaSpace::copy(host.data(), partials, blocks * sizeof(T));
     for (const T& p : host) Sum<T>::join(result, p);
@@ -166,7 +167,7 @@ void parallel_for(const RangePolicy<Cuda>& p, const F& f) {
   if (n == 0) return;
   const int rows = cuda_detail::occupancy_rows(cuda_detail::range_for<F>, p.vector_length());
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
-  cuda_detail::range_for<<<cuda_detail::grid_of((n + rows - 1) / rows, "RangePolicy on cuda"), block>>>(f, p.begin(), p.end());
+  cuda_detail::range_for<<<cuda_detail::grid_of((n + rows - 1) / rows, "RangePolicy on cuda"), block, 0, cuda::current_stream()>>>(f, p.begin(), p.end());
   cuda_detail::check_launch("parallel_for(RangePolicy<Cuda>) launch");
 }
 
@@ -178,7 +179,7 @@ void parallel_for(const TeamPolicy<Cuda>& p, const F& f) {
     throw std::invalid_argument("TeamPolicy on cuda: " + std::to_string(p.team_size()) + " threads x vector length " +
                                 std::to_string(p.vector_length()) + " exceed the " + std::to_string(most) +
                                 " threads a block of this kernel can have (its registers run out)");
-  cuda_detail::team_for<<<cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda"), block>>>(f, p.league_size());
+  cuda_detail::team_for<<<cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda"), block, 0, cuda::current_stream()>>>(f, p.league_size());
   cuda_detail::check_launch("parallel_for(TeamPolicy<Cuda>) launch");
 }
 
@@ -187,7 +188,7 @@ void parallel_for(const MDRangePolicy<Rank, Cuda>& p, const F& f) {
   if (p.num_tiles() == 0 || p.tile_points() == 0) return;
   const int rows = static_cast<int>(std::min<index_t>(p.tile_points(), cuda_detail::occupancy_rows(cuda_detail::mdrange_for<Rank, F>, p.vector_length())));
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
-  cuda_detail::mdrange_for<Rank><<<cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda"), block>>>(f, p);
+  cuda_detail::mdrange_for<Rank><<<cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda"), block, 0, cuda::current_stream()>>>(f, p);
   cuda_detail::check_launch("parallel_for(MDRangePolicy<Cuda>) launch");
 }
 
@@ -198,7 +199,7 @@ void parallel_reduce(const RangePolicy<Cuda>& p, const F& f, T& result) {
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
   const unsigned blocks = cuda_detail::grid_of((n + rows - 1) / rows, "RangePolicy on cuda");
   result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
-    cuda_detail::range_reduce<T><<<blocks, block, shared>>>(f, p.begin(), p.end(), partials);
+    cuda_detail::range_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.begin(), p.end(), partials);
   });
 }
 
@@ -207,7 +208,7 @@ void parallel_reduce(const TeamPolicy<Cuda>& p, const F& f, T& result) {
   const dim3 block = cuda_detail::block_of(p.vector_length(), p.team_size(), "TeamPolicy on cuda");
   const unsigned blocks = cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda");
   result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
-    cuda_detail::team_reduce<T><<<blocks, block, shared>>>(f, p.league_size(), partials);
+    cuda_detail::team_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.league_size(), partials);
   });
 }
 
@@ -217,7 +218,7 @@ void parallel_reduce(const MDRangePolicy<Rank, Cuda>& p, const F& f, T& result) 
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
   const unsigned blocks = p.tile_points() == 0 ? 0 : cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda");
   result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
-    cuda_detail::mdrange_reduce<Rank, T><<<blocks, block, shared>>>(f, p, partials);
+    cuda_detail::mdrange_reduce<Rank, T><<<blocks, block, shared, cuda::current_stream()>>>(f, p, partials);
   });
 }
 

@@ -1,7 +1,9 @@
 #pragma once
 // The CUDA backend's spaces, in plain C++ over the CUDA runtime API (any host compiler):
-//   Cuda       the execution space: kernels on the current GPU, on the default stream, asynchronous
-//              to the host as Kokkos's are; fence() waits for them
+//   Cuda       the execution space: kernels on the current GPU, asynchronous to the host as Kokkos's
+//              are; fence() waits for them. They go to the calling thread's current stream: the
+//              default stream, or the one a cuda::StreamScope names (the MPI halo runs the interior
+//              and the faces on two streams at once)
 //   CudaSpace  the memory space: device memory from cudaMalloc, never touched by the host
 // The parallel patterns themselves (core/backend/cuda/parallel.hpp) need nvcc.
 // Every CUDA runtime error becomes a std::runtime_error naming the call and the runtime's message.
@@ -91,6 +93,85 @@ class EventTimer {
  private:
   cudaEvent_t start_{}, stop_{};
 };
+
+// The stream this host thread launches on (nullptr: the default stream).
+inline cudaStream_t& current_stream() {
+  thread_local cudaStream_t stream = nullptr;
+  return stream;
+}
+
+// Launches inside the scope go to `stream`; the previous stream is restored at its end.
+class StreamScope {
+ public:
+  explicit StreamScope(cudaStream_t stream) : previous_(current_stream()) { current_stream() = stream; }
+  ~StreamScope() { current_stream() = previous_; }
+  StreamScope(const StreamScope&) = delete;
+  StreamScope& operator=(const StreamScope&) = delete;
+
+ private:
+  cudaStream_t previous_;
+};
+
+// An owned stream. Blocking (it waits for the default stream, as cudaMemcpy's copies there), at a
+// priority: high lets short face kernels start ahead of a long interior kernel's remaining blocks.
+class Stream {
+ public:
+  explicit Stream(bool high_priority = false) {
+    int least = 0, greatest = 0;
+    check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
+    check(cudaStreamCreateWithPriority(&stream_, cudaStreamDefault, high_priority ? greatest : least), "cudaStreamCreateWithPriority");
+  }
+  ~Stream() { cudaStreamDestroy(stream_); }
+  Stream(const Stream&) = delete;
+  Stream& operator=(const Stream&) = delete;
+  cudaStream_t get() const { return stream_; }
+  void synchronize() const { check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize (a kernel failed)"); }
+
+ private:
+  cudaStream_t stream_{};
+};
+
+// An event for ordering streams and timing them.
+class Event {
+ public:
+  Event() { check(cudaEventCreate(&event_), "cudaEventCreate"); }
+  ~Event() { cudaEventDestroy(event_); }
+  Event(const Event&) = delete;
+  Event& operator=(const Event&) = delete;
+  cudaEvent_t get() const { return event_; }
+  void record(cudaStream_t stream) { check(cudaEventRecord(event_, stream), "cudaEventRecord"); }
+  // Seconds from `start` to this event, both recorded and complete.
+  double since(const Event& start) const {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, start.event_, event_), "cudaEventElapsedTime");
+    return 1e-3 * ms;
+  }
+
+ private:
+  cudaEvent_t event_{};
+};
+
+// Page-locks host memory the caller allocated (page-aligned): copies from and to it are true DMA
+// and can run asynchronously on a stream. Unregisters at the end of its life.
+class PinnedRegion {
+ public:
+  PinnedRegion(void* p, std::size_t bytes) : p_(bytes > 0 ? p : nullptr) {
+    if (p_) check(cudaHostRegister(p_, bytes, cudaHostRegisterDefault), "cudaHostRegister");
+  }
+  ~PinnedRegion() {
+    if (p_) cudaHostUnregister(p_);
+  }
+  PinnedRegion(const PinnedRegion&) = delete;
+  PinnedRegion& operator=(const PinnedRegion&) = delete;
+
+ private:
+  void* p_;
+};
+
+// Copies `bytes` between host and device (unified addressing tells the direction) on `stream`, asynchronously.
+inline void copy_async(void* dst, const void* src, std::size_t bytes, cudaStream_t stream) {
+  if (bytes > 0) check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, stream), "cudaMemcpyAsync");
+}
 
 }  // namespace cuda
 
