@@ -289,8 +289,9 @@ struct DslashBody {
     if constexpr (kSimt) {
       // A GPU thread finds each neighbour just before its hop: with all eight found up front (as a
       // CPU core must, to prefetch them) their indices and pointers stay live across every hop and
-      // take 64 of the registers that set the GPU's occupancy. No halo faces on the GPU: every
-      // output is a streaming store.
+      // take 64 of the registers that set the GPU's occupancy. Every output is a streaming store,
+      // boundary sites too: on the GPU it is only a cache hint, and the face kernels that complete
+      // them run after this kernel.
       for (int b = 0; b < a.blocks; ++b) {
         C acc[3][4];
         zero(acc);
@@ -352,7 +353,7 @@ struct DslashBody {
       for (int r = 0; r < 3; ++r) {
         Real* re = o + 2 * (3 * sp + r) * component_stride() * W;
         if constexpr (kPairs) {
-          simd::stream_store_pair(re, acc[r][sp]);  // im next to re; no halo faces on the GPU
+          simd::stream_store_pair(re, acc[r][sp]);  // im next to re; streamed, as on the GPU's site()
           continue;
         }
         Real* im = re + component_stride() * W;
