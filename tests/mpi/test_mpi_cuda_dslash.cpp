@@ -15,6 +15,7 @@
 #include "mpi/gpu_ranks.hpp"
 #include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
+#include "mpi_test_main.hpp"  // tests/mpi
 
 namespace dslash::mpi {
 namespace {
@@ -132,16 +133,4 @@ INSTANTIATE_TEST_SUITE_P(EveryFamily, CudaHaloDslashTest, ::testing::ValuesIn(va
 }  // namespace
 }  // namespace dslash::mpi
 
-int main(int argc, char** argv) {
-  dslash::mpi::Session session(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]).rfind("--grid=", 0) == 0) dslash::mpi::g_grid = dslash::mpi::parse_grid(argv[i] + 7);
-  if (session.rank() != 0) {  // one report, from rank 0
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any;
-}
+int main(int argc, char** argv) { return dslash::test::run_mpi_tests(argc, argv, dslash::mpi::g_grid); }

@@ -20,6 +20,7 @@
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
+#include "mpi_test_main.hpp"  // tests/mpi
 #include "kernel_variant.hpp"
 
 namespace dslash::mpi {
@@ -307,16 +308,4 @@ TEST(ProcessGridErrors, EveryRankThrowsTheSameError) {
 }  // namespace
 }  // namespace dslash::mpi
 
-int main(int argc, char** argv) {
-  dslash::mpi::Session session(argc, argv);
-  ::testing::InitGoogleTest(&argc, argv);
-  for (int i = 1; i < argc; ++i)
-    if (std::string(argv[i]).rfind("--grid=", 0) == 0) dslash::mpi::g_grid = dslash::mpi::parse_grid(argv[i] + 7);
-  if (session.rank() != 0) {  // one report, from rank 0
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int failed = RUN_ALL_TESTS() != 0 ? 1 : 0, any = 0;
-  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-  return any;
-}
+int main(int argc, char** argv) { return dslash::test::run_mpi_tests(argc, argv, dslash::mpi::g_grid); }
