@@ -109,7 +109,9 @@ TEST_P(CudaHaloDslashTest, AgreesWithTheSingleProcessReference) {
         EXPECT_GT(t.to_host, 0) << what;
         EXPECT_GT(t.to_device, 0) << what;
         for (int mu = 0; mu < 4; ++mu) {
-          if (grid.split(mu)) EXPECT_GT(t.project[static_cast<std::size_t>(mu)][0], 0) << what;
+          if (grid.split(mu)) {
+            EXPECT_GT(t.project[static_cast<std::size_t>(mu)][0], 0) << what;
+          }
         }
       }
   };
