@@ -61,6 +61,7 @@ struct SolveRecord {
 struct Outcome {
   std::vector<SolveRecord> solves;
   std::vector<SpinorField<double>> x;  // full lattice, one per right-hand side
+  DslashConfig config;                 // what the operator's kernels run with (on the GPU: simt, left)
 };
 
 // A progress report per iteration on stderr: a line every `every` iterations, or on a terminal one
@@ -91,6 +92,7 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
   const bool terminal = isatty(fileno(stderr)) != 0;
 
   Outcome out;
+  out.config = op.config();
   const auto be = op.allocate("b_e"), bo = op.allocate("b_o"), b_hat = op.allocate("b_hat"), xe = op.allocate("x_e"), xo = op.allocate("x_o");
   for (int first = 0; first < static_cast<int>(b.size()); first += per_solve) {
     std::vector<SpinorField<Real>> even, odd;
@@ -270,11 +272,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     const double gflops = time_s > 0 ? flops / time_s / 1e9 : 0.0, over_dslash = dslash_s > 0 ? time_s / dslash_s : 0.0;
     // The applications by precision: the precise operator's are single only in a single-precision solve.
     const std::int64_t in_double = o->prec == "single" ? 0 : precise_dslash, in_single = o->prec == "single" ? precise_dslash : sloppy_dslash;
-    DslashConfig cfg = o->k.config(parse_kernel(o->kernel), per_solve);
-    if (o->backend == "cuda") {  // what the GPU kernels run with (DslashKernel<Real, CudaSpace>)
-      cfg.isa = SimdIsa::Simt;
-      cfg.layout = SpinorLayout::Left;
-    }
+    const DslashConfig& cfg = out.config;
 
     std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s), lattice %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
                 o->kernel.c_str(), o->backend.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), g.to_string().c_str(), o->mass, o->tol, rhs_text(n).c_str(),
