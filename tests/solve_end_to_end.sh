@@ -86,14 +86,19 @@ if os.environ["GPU"] == "1":
 PY
 fi
 
-# Every error: exit status 2, exactly one line on stderr, no output file and no temporary left.
-expect_error() {
+# dslash "$@" exits with status $1 and prints exactly one line on stderr (kept in err.txt).
+expect_exit() {
+  local want=$1; shift
   set +e
   "$dslash" "$@" > /dev/null 2> err.txt
   local rc=$?
   set -e
-  [ "$rc" -eq 2 ] || fail "'$*' exited $rc, expected 2"
+  [ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want"
   [ "$(wc -l < err.txt)" -eq 1 ] || fail "'$*' printed $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
+}
+# Every error: exit status 2, exactly one line on stderr, no output file and no temporary left.
+expect_error() {
+  expect_exit 2 "$@"
   [ ! -e x.npy ] && [ ! -e x.json ] || fail "'$*' left an output file behind"
   ls | grep -q '\.tmp\.' && fail "'$*' left a temporary file" || true
 }
@@ -139,12 +144,7 @@ fi
 
 # Non-convergence: exit 1, one line on stderr, no x; the JSON written with converged = false and the history.
 expect_unconverged() {
-  set +e
-  "$dslash" "$@" > /dev/null 2> err.txt
-  local rc=$?
-  set -e
-  [ "$rc" -eq 1 ] || fail "'$*' exited $rc, expected 1"
-  [ "$(wc -l < err.txt)" -eq 1 ] || fail "'$*' printed $(wc -l < err.txt) lines on stderr: $(cat err.txt)"
+  expect_exit 1 "$@"
   grep -q "did not converge" err.txt || fail "'$*' said '$(cat err.txt)'"
   [ ! -e x.npy ] || fail "'$*' wrote x although it did not converge"
   [ -e x.json ] || fail "'$*' wrote no JSON"
