@@ -96,7 +96,7 @@ struct RunnerTable {
   MachineProbe<Real> machine;
 };
 
-// Defined in each kernels/dslash_<isa>.cpp; call only when cpu_supports(isa).
+// Defined in each kernels/dslash_<isa>*.cpp; call only when cpu_supports(isa).
 template <class Real> RunnerTable<Real> scalar_runners();
 template <class Real> RunnerTable<Real> emulated512_runners();
 template <class Real> RunnerTable<Real> sse2_runners();
