@@ -159,7 +159,7 @@ TEST_F(CudaCore, MDRangeCoversEveryPointOnceWithTilesThatDoNotDivide) {
 }
 
 TEST_F(CudaCore, ReductionsAreExactOnIntegers) {
-  for (index_t n : {index_t{0}, index_t{1}, index_t{1000}, index_t{1 << 20}}) EXPECT_EQ(range_sum(n), static_cast<long long>(n) * (n - 1) / 2);
+  for (index_t n : {index_t{0}, index_t{1}, index_t{1000}, index_t{1 << 20}, index_t{(1 << 24) + 3}}) EXPECT_EQ(range_sum(n), static_cast<long long>(n) * (n - 1) / 2);
   const auto two = count_and_squares(777);
   EXPECT_EQ(two[0], 777);
   EXPECT_EQ(two[1], 776LL * 777 * 1553 / 6);

@@ -6,9 +6,11 @@
 //   TeamPolicy     one block per team: threadIdx.y is the team rank, threadIdx.x the vector lane
 //   MDRangePolicy  one block per tile; the block's rows walk the tile's points, dimension 0 fastest
 // Every lane of an index calls f with that index (simd/simt.hpp: the lane is threadIdx.x). Launches
-// go to the thread's current stream (cuda::StreamScope) and are asynchronous (Cuda::fence() waits); a launch the GPU refuses throws at once. Reductions sum
-// each block in shared memory in a fixed tree, then the block partials on the host in block order:
-// the same launch shape gives bitwise the same sum.
+// go to the thread's current stream (cuda::StreamScope) and are asynchronous (Cuda::fence() waits); a
+// launch the GPU refuses throws at once. Reductions sum each block in shared memory in a fixed tree,
+// then the block partials in one block in block order, and bring back one value: the same launch
+// shape gives bitwise the same sum. A range reduction launches only the blocks the GPU holds at
+// once, each thread striding over the range (one index per thread made 50k partials at 32^4).
 #include <algorithm>
 #include <array>
 #include <type_traits>
@@ -118,8 +120,8 @@ __device__ void block_sum(T local, T* partials) {
 template <class T, class F>
 __global__ void range_reduce(F f, index_t begin, index_t end, T* partials) {
   T local = Sum<T>::identity();
-  const index_t i = begin + static_cast<index_t>(blockIdx.x) * blockDim.y + threadIdx.y;
-  if (i < end) f(i, local);
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.y;
+  for (index_t i = begin + static_cast<index_t>(blockIdx.x) * blockDim.y + threadIdx.y; i < end; i += stride) f(i, local);
   block_sum(local, partials);
 }
 
@@ -137,26 +139,65 @@ __global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, T* partials) {
   block_sum(local, partials);
 }
 
-// Runs launch(partials) over `blocks` blocks of `threads` threads and joins the partials in order.
+inline constexpr int kJoinThreads = 256;
+
+// One block: thread t joins partials t, t + 256, ... in order, then the block's tree; *total = the sum.
+template <class T>
+__global__ void join_partials(const T* partials, unsigned count, T* total) {
+  T local = Sum<T>::identity();
+  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) Sum<T>::join(local, partials[i]);
+  block_sum(local, total);
+}
+
+// Device scratch for the partials and page-locked host memory for the sum, kept between reductions
+// (a cudaMalloc / cudaFree pair per reduction synchronised the device and cost more than the sum).
+// One per host thread; the driver reclaims it at exit.
+class ReduceScratch {
+ public:
+  static ReduceScratch& of_this_thread() {
+    thread_local ReduceScratch scratch;
+    return scratch;
+  }
+  void* device(std::size_t bytes) {
+    if (bytes > device_bytes_) {
+      if (device_) cuda::check(cudaFree(device_), "cudaFree (reduction scratch)");
+      device_ = CudaSpace::allocate(bytes);
+      device_bytes_ = bytes;
+    }
+    return device_;
+  }
+  void* host(std::size_t bytes) {
+    if (bytes > host_bytes_) {
+      if (host_) cuda::check(cudaFreeHost(host_), "cudaFreeHost (reduction scratch)");
+      cuda::check(cudaMallocHost(&host_, bytes), "cudaMallocHost (reduction scratch)");
+      host_bytes_ = bytes;
+    }
+    return host_;
+  }
+
+ private:
+  void *device_ = nullptr, *host_ = nullptr;
+  std::size_t device_bytes_ = 0, host_bytes_ = 0;
+};
+
+// Runs launch(partials, shared bytes) over `blocks` blocks of `threads` threads, joins the partials
+// in order on the device, and returns the sum.
 template <class T, class Launch>
 T reduce_blocks(unsigned blocks, unsigned threads, const Launch& launch) {
   static_assert(std::is_trivially_copyable_v<T>, "CUDA reductions need a trivially copyable result type");
-  T result = Sum<T>::identity();
-  if (blocks == 0) return result;
-  T* partials = static_cast<T*>(CudaSpace::allocate(blocks * sizeof(T)));
-  try {
-    launch(partials, static_cast<std::size_t>(threads) * sizeof(T));
-    check_launch("parallel_reduce launch");
-    cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a reduction failed)");
-    std::vector<T> host(blocks);
-    CudaSpace::copy(host.data(), partials, blocks * sizeof(T));
-    for (const T& p : host) Sum<T>::join(result, p);
-  } catch (...) {
-    CudaSpace::deallocate(partials);
-    throw;
-  }
-  CudaSpace::deallocate(partials);
-  return result;
+  if (blocks == 0) return Sum<T>::identity();
+  ReduceScratch& scratch = ReduceScratch::of_this_thread();
+  T* partials = static_cast<T*>(scratch.device((blocks + 1) * sizeof(T)));
+  T* total = partials + blocks;
+  T* host = static_cast<T*>(scratch.host(sizeof(T)));
+  const cudaStream_t stream = cuda::current_stream();
+  launch(partials, static_cast<std::size_t>(threads) * sizeof(T));
+  check_launch("parallel_reduce launch");
+  join_partials<T><<<1, kJoinThreads, kJoinThreads * sizeof(T), stream>>>(partials, blocks, total);
+  check_launch("parallel_reduce join launch");
+  cuda::copy_async(host, total, sizeof(T), stream);
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (a reduction failed)");
+  return *host;
 }
 
 }  // namespace cuda_detail
@@ -197,7 +238,8 @@ void parallel_reduce(const RangePolicy<Cuda>& p, const F& f, T& result) {
   const index_t n = p.end() - p.begin();
   const int rows = cuda_detail::range_rows(p.vector_length());
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
-  const unsigned blocks = cuda_detail::grid_of((n + rows - 1) / rows, "RangePolicy on cuda");
+  const index_t resident = std::max<index_t>(1, Cuda::concurrency() / (block.x * block.y));
+  const unsigned blocks = cuda_detail::grid_of(std::min<index_t>((n + rows - 1) / rows, resident), "RangePolicy on cuda");
   result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
     cuda_detail::range_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.begin(), p.end(), partials);
   });

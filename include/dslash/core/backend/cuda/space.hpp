@@ -179,9 +179,12 @@ struct Cuda {
   static constexpr const char* name = "cuda";
   static constexpr int max_team_size = 1024;  // threads per block; with a vector length, the product
   // Threads the GPU keeps resident at once.
-  static int concurrency() {
-    const cuda::DeviceInfo d = cuda::device_info();
-    return d.multiprocessors * d.max_threads_per_multiprocessor;
+  static int concurrency() {  // two attribute queries: cudaGetDeviceProperties takes milliseconds
+    int dev = 0, sms = 0, threads = 0;
+    cuda::check(cudaGetDevice(&dev), "cudaGetDevice");
+    cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    cuda::check(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev), "cudaDeviceGetAttribute");
+    return sms * threads;
   }
   // Waits for every kernel launched so far; a kernel's own fault surfaces here.
   static void fence() { cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (a kernel failed)"); }
