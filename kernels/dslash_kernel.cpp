@@ -190,6 +190,13 @@ void DslashKernel<Real, Space>::for_each_slot(Subset subset, const F& f) const {
 }
 
 template <class Real, class Space>
+std::vector<index_t> DslashKernel<Real, Space>::slots_of_sites(Subset subset) const {
+  std::vector<index_t> slots(static_cast<std::size_t>(subset == Subset::Full ? geom_.volume() : geom_.half_volume()));
+  for_each_slot(subset, [&](index_t i, int lane, index_t o, site_t) { slots[static_cast<std::size_t>(i)] = o * layout_.lanes + lane; });
+  return slots;
+}
+
+template <class Real, class Space>
 void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, const spinor_view& packed) const {
   if (static_cast<int>(in.size()) != cfg_.nrhs)
     throw std::invalid_argument(label_ + ": expects " + std::to_string(cfg_.nrhs) + " input spinors, got " + std::to_string(in.size()));

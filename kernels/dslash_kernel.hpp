@@ -93,6 +93,9 @@ class DslashKernel {
   // Changes only the launch shape (tile, team size, sites per team): what a tuner varies.
   void set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack
+  // The packed slot (outer index * lanes + lane) that holds each site of a `subset` field, by the
+  // field's storage index: where pack() puts a site, for code that moves packed data between layouts.
+  std::vector<index_t> slots_of_sites(Subset subset) const;
   // The face kernels of the same family and instruction set (kernels/dslash_faces.hpp).
   FaceRunner<Real> face_runner() const { return face_runner_; }
 

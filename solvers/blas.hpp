@@ -40,6 +40,23 @@ struct PackedComplex {
   DSLASH_INLINE_FUNCTION index_t imag_offset() const { return strides.pairs ? 1 : strides.component * lanes; }
 };
 
+// Where real c (0..23) of right-hand side r at site i of a field (its storage index) is in a packed
+// buffer: for a folded layout (vnode) through the kernel's map of sites to slots, otherwise by
+// arithmetic (right-hand side r is lane r % W of block r / W). Copied into kernels by value;
+// slot_of_site points into the buffers' memory space.
+struct SpinorSlots {
+  int lanes = 1;
+  bool folded = false;
+  KernelLayout::Strides strides{24, 24, 1};
+  const index_t* slot_of_site = nullptr;  // folded: outer index * lanes + lane
+
+  DSLASH_INLINE_FUNCTION index_t index(index_t i, int r, int c) const {
+    if (!folded) return strides.index(i, r / lanes, c, r % lanes, lanes);
+    const index_t slot = slot_of_site[i];
+    return strides.index(slot / lanes, r, c, static_cast<int>(slot % lanes), lanes);
+  }
+};
+
 // The complex layout of the kernel's spinor buffers (input and output alike).
 template <class Real, class Space>
 PackedComplex packed_complex(const DslashKernel<Real, Space>& kernel) {

@@ -41,6 +41,8 @@ class EvenOddWilson {
   const DslashConfig& config() const { return d_eo_.config(); }
   const Geometry& geometry() const { return d_eo_.geometry(); }
   PackedComplex complex_layout() const { return packed_complex(d_eo_); }
+  // Where each even site's reals are in an even buffer.
+  SpinorSlots slots() const;
 
   vector_type allocate(const std::string& label) const { return d_eo_.allocate_spinors(label); }
   // nrhs fields of one parity (Even or Odd) <-> a packed buffer.
@@ -72,13 +74,14 @@ class EvenOddWilson {
   double mass_;
   DslashKernel<Real, Space> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
   vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
+  View<index_t, 1, LayoutRight, Space> even_slots_;  // a folded layout's slot of each even site, for slots()
   mutable std::int64_t dslash_count_ = 0;
   mutable double dslash_seconds_ = 0;
 };
 
-// dst (op_to's precision and layout) = src (op_from's), both even buffers: element by element where
-// the two layouts are the same (naive; the same precision), else through the fields on the host,
-// since the precisions' SIMD layouts differ in their lane counts (mrhs, vnode).
+// dst (op_to's precision and layout) = src (op_from's), both even buffers, in Space: element by
+// element where the two layouts are the same (naive; the same precision), else site by site through
+// the two layouts' slots, since the precisions' SIMD layouts differ in their lane counts (mrhs, vnode).
 template <class To, class From, class Space>
 void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& src, const EvenOddWilson<To, Space>& op_to,
              const typename EvenOddWilson<To, Space>::vector_type& dst);

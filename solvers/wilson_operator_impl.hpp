@@ -32,7 +32,21 @@ EvenOddWilson<Real, Space>::EvenOddWilson(const GaugeField<Real>& u, double mass
       d_oe_(u, eo_wilson_detail::with(config, Subset::Odd, false)),
       d_eo_dagger_(u, eo_wilson_detail::with(config, Subset::Even, true)),
       d_oe_dagger_(u, eo_wilson_detail::with(config, Subset::Odd, true)),
-      odd_scratch_(d_oe_.allocate_spinors("eo_wilson_odd_scratch")) {}
+      odd_scratch_(d_oe_.allocate_spinors("eo_wilson_odd_scratch")) {
+  if (d_eo_.layout().folded) {
+    const std::vector<index_t> slots = d_eo_.slots_of_sites(Subset::Even);
+    even_slots_ = View<index_t, 1, LayoutRight, Space>("eo_wilson_even_slots", slots.size());
+    const auto host = create_mirror_view(even_slots_);
+    std::copy(slots.begin(), slots.end(), host.data());
+    deep_copy(even_slots_, host);
+  }
+}
+
+template <class Real, class Space>
+SpinorSlots EvenOddWilson<Real, Space>::slots() const {
+  const KernelLayout& l = d_eo_.layout();
+  return {l.lanes, l.folded, d_eo_.spinor_strides(), even_slots_.data()};
+}
 
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::pack(const std::vector<SpinorField<Real>>& fields, const vector_type& packed) const {
@@ -95,12 +109,15 @@ void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWi
     convert_copy(src, dst);
     return;
   }
-  std::vector<SpinorField<From>> fields;
-  for (int r = 0; r < op_from.config().nrhs; ++r) fields.emplace_back(op_from.geometry(), Subset::Even);
-  op_from.unpack(src, fields);
-  std::vector<SpinorField<To>> converted;
-  for (const auto& f : fields) converted.push_back(convert_precision<To>(f));
-  op_to.pack(converted, dst);
+  const SpinorSlots from = op_from.slots(), to = op_to.slots();
+  const From* in = src.data();
+  To* out = dst.data();
+  const int nrhs = op_from.config().nrhs;
+  parallel_for("convert_layout", RangePolicy<typename Space::execution_space>(op_from.geometry().half_volume() * nrhs), DSLASH_LAMBDA(index_t n) {
+    const index_t i = n / nrhs;
+    const int r = static_cast<int>(n % nrhs);
+    for (int c = 0; c < 24; ++c) out[to.index(i, r, c)] = static_cast<To>(in[from.index(i, r, c)]);
+  });
 }
 
 }  // namespace dslash

@@ -243,6 +243,39 @@ TEST(EvenOddWilson, PrepareAndReconstructInvertTheBlocks) {
   EXPECT_LT(relative_difference(x_odd[0], parts[1]), 1e-12);
 }
 
+// convert() moves even buffers between precisions and their layouts (the SIMD lane counts differ) on
+// the buffers' own memory space: the same as rounding the fields, and back again exactly.
+TEST(EvenOddWilson, ConvertMovesBuffersBetweenPrecisions) {
+  constexpr double kMass = 0.1;
+  const GaugeField<double> u = random_gauge(kFoldable, 12);
+  for (DslashConfig config : configs()) {
+    if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));  // a multiple of both widths
+    SCOPED_TRACE(to_string(config.kernel));
+    const EvenOddWilson<double> op_d(u, kMass, config);
+    const EvenOddWilson<float> op_f(convert_precision<float>(u), kMass, config);
+    const std::vector<SpinorField<double>> x = gaussians(kFoldable, Subset::Even, config.nrhs, 40);
+    const auto xd = op_d.allocate("x_d"), back = op_d.allocate("back");
+    const auto xf = op_f.allocate("x_f");
+    op_d.pack(x, xd);
+    convert(op_d, xd, op_f, xf);
+    std::vector<SpinorField<float>> got;
+    for (int r = 0; r < config.nrhs; ++r) got.emplace_back(kFoldable, Subset::Even);
+    op_f.unpack(xf, got);
+    convert(op_f, xf, op_d, back);
+    std::vector<SpinorField<double>> round_trip = empty_fields(kFoldable, Subset::Even, config.nrhs);
+    op_d.unpack(back, round_trip);
+    for (int r = 0; r < config.nrhs; ++r) {
+      const SpinorField<float> expected = convert_precision<float>(x[static_cast<std::size_t>(r)]);
+      for (site_t i = 0; i < expected.sites(); ++i)
+        for (int s = 0; s < 4; ++s)
+          for (int c = 0; c < 3; ++c) {
+            ASSERT_EQ(got[static_cast<std::size_t>(r)](i, s, c), expected(i, s, c)) << "rhs " << r << " site " << i;
+            ASSERT_EQ(round_trip[static_cast<std::size_t>(r)](i, s, c), std::complex<double>(expected(i, s, c))) << "rhs " << r << " site " << i;
+          }
+    }
+  }
+}
+
 TEST(EvenOddWilson, RefusesANonPositiveDiagonal) {
   const GaugeField<double> u = random_gauge(kSmallLattice, 1);
   EXPECT_THROW(EvenOddWilson<double>(u, -4.0, {}), std::invalid_argument);
@@ -459,7 +492,7 @@ TEST(MixedBicgstab, MeetsDoublePrecisionTolerances) {
 }
 
 // The two precisions' SIMD layouts differ (vnode folds 16 float or 8 double lanes on AVX-512), so
-// updates pass between them through the fields.
+// updates pass between them through the layouts' slots (convert()).
 TEST(MixedCgnr, SolvesWithTheVnodeKernel) {
   expect_mixed_solves(Method::Cgnr, kFoldable, configs()[2], 1e-10, "mixed CGNR, vnode");
 }

@@ -105,6 +105,7 @@ double reduce_max(double v, MPI_Comm comm) {
 
 // Every call of a bench starts at a barrier and is timed to the slowest rank.
 struct CallTimer {
+  explicit CallTimer(MPI_Comm c) : comm(c) {}
   MPI_Comm comm;
   double my_best = 1e30;
   std::vector<double> slowest;
