@@ -27,7 +27,7 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
     };
     start();
     while (updates.may_iterate()) {
-      const C rho_next = dot(layout, r0, r);
+      const C rho_next = sloppy.dot(r0, r);
       if (std::abs(rho_next) == 0 || std::abs(omega) == 0) {
         result.breakdown = "rho or omega is zero";
         break;
@@ -37,7 +37,7 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
       caxpby(layout, -omega, v, C(1), p);  // p = r + beta (p - omega v)
       caxpby(layout, C(1), r, beta, p);
       sloppy.apply(p, v);
-      const C r0v = dot(layout, r0, v);
+      const C r0v = sloppy.dot(r0, v);
       if (std::abs(r0v) == 0) {
         result.breakdown = "<r0, M p> is zero";
         break;
@@ -45,12 +45,12 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
       alpha = rho / r0v;
       caxpby(layout, -alpha, v, C(1), r);  // s = r - alpha v, in r
       sloppy.apply(r, t);
-      const double tt = norm2(t);
-      omega = tt == 0 ? C(0) : dot(layout, t, r) / tt;
+      const double tt = sloppy.norm2(t);
+      omega = tt == 0 ? C(0) : sloppy.dot(t, r) / tt;
       caxpby(layout, alpha, p, C(1), x_s);  // x_s += alpha p + omega s
       caxpby(layout, omega, r, C(1), x_s);
       caxpby(layout, -omega, t, C(1), r);  // r = s - omega t
-      if (updates.after_iteration(norm2(r)) == reliable::Step::Restarted) start();
+      if (updates.after_iteration(sloppy.norm2(r)) == reliable::Step::Restarted) start();
     }
   }
   updates.finish();

@@ -38,7 +38,7 @@ class Updater {
   // (or b = 0, and x = 0).
   Updater(const char* solver, const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const vector_type& b,
           const vector_type& x, const SolverParams& params, SolverResult& result)
-      : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(norm2(b))),
+      : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(op.norm2(b))),
         trivial_(solve_trivially(solver, params, b_norm_, x)) {
     if (trivial_) {
       result_ = *trivial_;
@@ -101,7 +101,7 @@ class Updater {
     fill(x_sloppy_, Sloppy(0));
     op_.residual(b_, x_, r_);
     convert(op_, r_, sloppy_, r_sloppy_);
-    relative_ = std::sqrt(norm2(r_)) / b_norm_;
+    relative_ = std::sqrt(op_.norm2(r_)) / b_norm_;
     max_since_update_ = relative_;
     recomputed_ = true;
   }

@@ -13,15 +13,20 @@
 // checkerboards of D^dagger are (D^dagger)_{e<-o} = (D_{o<-e})^dagger, it is the same formula with the
 // dagger kernels.
 //
-// Four kernels of one configuration (family, dispatch, ISA, layout, nrhs from the template):
-// D_{e<-o} and D_{o<-e}, and their daggers. Even and odd buffers have the same size and layout, so
-// every buffer comes from allocate(). With nrhs > 1 (mrhs) a buffer holds all right-hand sides.
+// The hopping term (solvers/hopping_term.hpp) is four kernels of one configuration (family, dispatch,
+// ISA, layout, nrhs from the template): D_{e<-o} and D_{o<-e}, and their daggers, on one process or
+// decomposed over MPI ranks (then every buffer holds this rank's sites, and norms and inner products
+// are summed over the ranks). Even and odd buffers have the same size and layout, so every buffer
+// comes from allocate(). With nrhs > 1 (mrhs) a buffer holds all right-hand sides.
+#include <complex>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/dslash_kernel.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/hopping_term.hpp"
 
 namespace dslash {
 
@@ -33,18 +38,20 @@ class EvenOddWilson {
   using vector_type = typename DslashKernel<Real, Space>::spinor_view;
   using memory_space = Space;
 
-  // config.out and config.dagger are set per kernel; the rest is taken as given. Throws
-  // std::invalid_argument where a kernel refuses the configuration or 4 + mass is not positive.
+  // On one process: config.out and config.dagger are set per kernel; the rest is taken as given.
+  // Throws std::invalid_argument where a kernel refuses the configuration or 4 + mass is not positive.
   EvenOddWilson(const GaugeField<Real>& u, double mass, const DslashConfig& config);
+  // On a given hopping term (mpi::HaloHopping: decomposed over MPI ranks).
+  EvenOddWilson(std::shared_ptr<const HoppingTerm<Real, Space>> hopping, double mass);
 
   double mass() const { return mass_; }
-  const DslashConfig& config() const { return d_eo_.config(); }
-  const Geometry& geometry() const { return d_eo_.geometry(); }
-  PackedComplex complex_layout() const { return packed_complex(d_eo_); }
+  const DslashConfig& config() const { return d_eo().config(); }
+  const Geometry& geometry() const { return d_eo().geometry(); }  // this process's lattice
+  PackedComplex complex_layout() const { return packed_complex(d_eo()); }
   // Where each even site's reals are in an even buffer.
   SpinorSlots slots() const;
 
-  vector_type allocate(const std::string& label) const { return d_eo_.allocate_spinors(label); }
+  vector_type allocate(const std::string& label) const { return d_eo().allocate_spinors(label); }
   // nrhs fields of one parity (Even or Odd) <-> a packed buffer.
   void pack(const std::vector<SpinorField<Real>>& fields, const vector_type& packed) const;
   void unpack(const vector_type& packed, std::vector<SpinorField<Real>>& fields) const;
@@ -57,8 +64,9 @@ class EvenOddWilson {
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
   void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
-  // ||v||^2 (in double), for callers that cannot run a loop in Space themselves (host code).
+  // ||v||^2 and <x, y> in double, over the whole lattice (every process's sites): the solvers' sums.
   double norm2(const vector_type& v) const;
+  std::complex<double> dot(const vector_type& x, const vector_type& y) const;
   // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }
@@ -67,12 +75,13 @@ class EvenOddWilson {
   double dslash_seconds() const { return dslash_seconds_; }
 
  private:
-  const DslashKernel<Real, Space>& kernel(Subset parity) const { return parity == Subset::Even ? d_eo_ : d_oe_; }
-  // k.apply(in, out), counted and timed.
-  void hop(const DslashKernel<Real, Space>& k, const vector_type& in, const vector_type& out) const;
+  const DslashKernel<Real, Space>& d_eo() const { return hopping_->kernel(Subset::Even, false); }
+  const DslashKernel<Real, Space>& kernel(Subset parity) const { return hopping_->kernel(parity, false); }
+  // D_{out<-in} in (or its dagger), counted and timed.
+  void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
 
   double mass_;
-  DslashKernel<Real, Space> d_eo_, d_oe_, d_eo_dagger_, d_oe_dagger_;
+  std::shared_ptr<const HoppingTerm<Real, Space>> hopping_;
   vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
   View<index_t, 1, LayoutRight, Space> even_slots_;  // a folded layout's slot of each even site, for slots()
   mutable std::int64_t dslash_count_ = 0;

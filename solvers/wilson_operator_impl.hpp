@@ -3,6 +3,7 @@
 // solvers/instantiate.hpp.
 #include "solvers/wilson_operator.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <stdexcept>
 
@@ -11,12 +12,6 @@
 namespace dslash {
 
 namespace eo_wilson_detail {
-
-inline DslashConfig with(DslashConfig c, Subset out, bool dagger) {
-  c.out = out;
-  c.dagger = dagger;
-  return c;
-}
 
 inline double checked_mass(double mass) {
   if (!(4 + mass > 0)) throw std::invalid_argument("EvenOddWilson: 4 + mass must be positive (mass = " + std::to_string(mass) + ")");
@@ -27,14 +22,13 @@ inline double checked_mass(double mass) {
 
 template <class Real, class Space>
 EvenOddWilson<Real, Space>::EvenOddWilson(const GaugeField<Real>& u, double mass, const DslashConfig& config)
-    : mass_(eo_wilson_detail::checked_mass(mass)),
-      d_eo_(u, eo_wilson_detail::with(config, Subset::Even, false)),
-      d_oe_(u, eo_wilson_detail::with(config, Subset::Odd, false)),
-      d_eo_dagger_(u, eo_wilson_detail::with(config, Subset::Even, true)),
-      d_oe_dagger_(u, eo_wilson_detail::with(config, Subset::Odd, true)),
-      odd_scratch_(d_oe_.allocate_spinors("eo_wilson_odd_scratch")) {
-  if (d_eo_.layout().folded) {
-    const std::vector<index_t> slots = d_eo_.slots_of_sites(Subset::Even);
+    : EvenOddWilson(std::make_shared<const LocalHopping<Real, Space>>(u, config), eo_wilson_detail::checked_mass(mass)) {}
+
+template <class Real, class Space>
+EvenOddWilson<Real, Space>::EvenOddWilson(std::shared_ptr<const HoppingTerm<Real, Space>> hopping, double mass)
+    : mass_(eo_wilson_detail::checked_mass(mass)), hopping_(std::move(hopping)), odd_scratch_(kernel(Subset::Odd).allocate_spinors("eo_wilson_odd_scratch")) {
+  if (d_eo().layout().folded) {
+    const std::vector<index_t> slots = d_eo().slots_of_sites(Subset::Even);
     even_slots_ = View<index_t, 1, LayoutRight, Space>("eo_wilson_even_slots", slots.size());
     const auto host = create_mirror_view(even_slots_);
     std::copy(slots.begin(), slots.end(), host.data());
@@ -44,8 +38,8 @@ EvenOddWilson<Real, Space>::EvenOddWilson(const GaugeField<Real>& u, double mass
 
 template <class Real, class Space>
 SpinorSlots EvenOddWilson<Real, Space>::slots() const {
-  const KernelLayout& l = d_eo_.layout();
-  return {l.lanes, l.folded, d_eo_.spinor_strides(), even_slots_.data()};
+  const KernelLayout& l = d_eo().layout();
+  return {l.lanes, l.folded, d_eo().spinor_strides(), even_slots_.data()};
 }
 
 template <class Real, class Space>
@@ -64,8 +58,8 @@ void EvenOddWilson<Real, Space>::unpack(const vector_type& packed, std::vector<S
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::apply(const vector_type& in, const vector_type& out, bool dagger) const {
   const double a = 4 + mass_;
-  hop(dagger ? d_oe_dagger_ : d_oe_, in, odd_scratch_);
-  hop(dagger ? d_eo_dagger_ : d_eo_, odd_scratch_, out);
+  hop(Subset::Odd, dagger, in, odd_scratch_);
+  hop(Subset::Even, dagger, odd_scratch_, out);
   axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
 }
 
@@ -77,26 +71,33 @@ void EvenOddWilson<Real, Space>::residual(const vector_type& b, const vector_typ
 
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const {
-  hop(d_eo_, b_odd, b_hat);
+  hop(Subset::Even, false, b_odd, b_hat);
   xpay(b_even, static_cast<Real>(1 / (2 * (4 + mass_))), b_hat);
 }
 
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const {
   const double a = 4 + mass_;
-  hop(d_oe_, x_even, x_odd);
+  hop(Subset::Odd, false, x_even, x_odd);
   axpby(static_cast<Real>(1 / a), b_odd, static_cast<Real>(1 / (2 * a)), x_odd);
 }
 
 template <class Real, class Space>
 double EvenOddWilson<Real, Space>::norm2(const vector_type& v) const {
-  return dslash::norm2(v);
+  return hopping_->sum({dslash::norm2(v), 0})[0];
 }
 
 template <class Real, class Space>
-void EvenOddWilson<Real, Space>::hop(const DslashKernel<Real, Space>& k, const vector_type& in, const vector_type& out) const {
+std::complex<double> EvenOddWilson<Real, Space>::dot(const vector_type& x, const vector_type& y) const {
+  const std::complex<double> mine = dslash::dot(complex_layout(), x, y);
+  const std::array<double, 2> all = hopping_->sum({mine.real(), mine.imag()});
+  return {all[0], all[1]};
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const {
   const auto t0 = std::chrono::steady_clock::now();
-  k.apply(in, out);
+  hopping_->apply(out, dagger, in, result);
   Space::execution_space::fence();  // a GPU launch returns before the kernel ends
   dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++dslash_count_;

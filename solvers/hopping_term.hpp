@@ -1,0 +1,56 @@
+#pragma once
+// The hopping term D between the checkerboards, as the even-odd Wilson operator uses it: D_{out<-in}
+// and its dagger on a DslashKernel's packed buffers, and the sums over the whole lattice of numbers
+// that each process holds a part of (norms, inner products).
+//   LocalHopping (here)       one process: four DslashKernels, sums as they are
+//   mpi::HaloHopping (src/mpi) decomposed over MPI ranks: halo-exchanging kernels, MPI_Allreduce sums
+// So EvenOddWilson and the solvers run unchanged on one process or many, and know nothing of MPI.
+#include <array>
+#include <complex>
+
+#include "kernels/dslash_kernel.hpp"
+
+namespace dslash {
+
+template <class Real, class Space>
+class HoppingTerm {
+ public:
+  using vector_type = typename DslashKernel<Real, Space>::spinor_view;
+  virtual ~HoppingTerm() = default;
+
+  // The kernel that computes D_{out<-neighbour(out)} (or its dagger) on this process's sites: its
+  // layout, buffers and packing.
+  virtual const DslashKernel<Real, Space>& kernel(Subset out, bool dagger) const = 0;
+  // result = D_{out<-neighbour(out)} in, or its dagger (on the GPU it may return before it is done:
+  // Space::execution_space::fence() waits).
+  virtual void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const = 0;
+  // The sum over every process of a partial sum computed on this one, in the same order on every call.
+  virtual std::array<double, 2> sum(std::array<double, 2> partial) const { return partial; }
+};
+
+// D on one process: its four kernels.
+template <class Real, class Space>
+class LocalHopping final : public HoppingTerm<Real, Space> {
+ public:
+  using vector_type = typename HoppingTerm<Real, Space>::vector_type;
+  // config.out and config.dagger are set per kernel.
+  LocalHopping(const GaugeField<Real>& u, const DslashConfig& config)
+      : kernels_{DslashKernel<Real, Space>(u, with(config, Subset::Even, false)), DslashKernel<Real, Space>(u, with(config, Subset::Even, true)),
+                 DslashKernel<Real, Space>(u, with(config, Subset::Odd, false)), DslashKernel<Real, Space>(u, with(config, Subset::Odd, true))} {}
+
+  const DslashKernel<Real, Space>& kernel(Subset out, bool dagger) const override {
+    return kernels_[static_cast<std::size_t>((out == Subset::Even ? 0 : 2) + (dagger ? 1 : 0))];
+  }
+  void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override { kernel(out, dagger).apply(in, result); }
+
+  static DslashConfig with(DslashConfig c, Subset out, bool dagger) {
+    c.out = out;
+    c.dagger = dagger;
+    return c;
+  }
+
+ private:
+  std::array<DslashKernel<Real, Space>, 4> kernels_;
+};
+
+}  // namespace dslash

@@ -1,0 +1,40 @@
+#pragma once
+// HaloHopping: the even-odd operator's hopping term (solvers/hopping_term.hpp) over MPI ranks: four
+// HaloDslash (D_{e<-o}, D_{o<-e}, their daggers) on this rank's block, and sums over every rank
+// through MPI_Allreduce. EvenOddWilson on it is the decomposed operator, and the solvers run on it
+// unchanged: each rank holds its block of every vector, and every rank takes the same steps.
+#include <array>
+#include <memory>
+
+#include "mpi/halo_dslash.hpp"
+#include "solvers/hopping_term.hpp"
+
+namespace dslash::mpi {
+
+template <class Real, class Space = HostSpace>
+class HaloHopping final : public HoppingTerm<Real, Space> {
+ public:
+  using vector_type = typename HoppingTerm<Real, Space>::vector_type;
+  // Collective. local_u: this rank's block of the gauge field (mpi::scatter); config.out, dagger
+  // and halo are set per kernel. The grid must outlive this object.
+  HaloHopping(const ProcessGrid& grid, const GaugeField<Real>& local_u, const DslashConfig& config, Progress progress = Progress::Chunks,
+              HaloOptions options = {});
+  ~HaloHopping() override;
+
+  const DslashKernel<Real, Space>& kernel(Subset out, bool dagger) const override { return halo(out, dagger).kernel(); }
+  // Collective.
+  void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override;
+  // Collective: MPI_Allreduce, the same sum on every rank.
+  std::array<double, 2> sum(std::array<double, 2> partial) const override;
+
+ private:
+  HaloDslash<Real, Space>& halo(Subset out, bool dagger) const {
+    return *halos_[static_cast<std::size_t>((out == Subset::Even ? 0 : 2) + (dagger ? 1 : 0))];
+  }
+
+  const ProcessGrid& grid_;
+  Progress progress_;
+  std::array<std::unique_ptr<HaloDslash<Real, Space>>, 4> halos_;
+};
+
+}  // namespace dslash::mpi
