@@ -27,6 +27,26 @@ grep -q "grid 2.1.1.2 (4 ranks): global 8x4x8x8, local 4x4x8x4" out.txt || fail 
 cmp -s one.npy single.npy || fail "--mpi 1.1.1.1 differs from the plain run"
 /usr/bin/python3 "$npy_close" ref.npy 1e-12 one.npy four.npy two.npy four_r12.npy || fail "a decomposed apply differs from the reference"
 
+# solve over a grid: the x one process writes (to the tolerance: the ranks' sums round in another
+# order), the grid in the report and the JSON, exit 1 without convergence, exit 2 on a bad grid.
+"$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel mrhs --out x_one.npy > /dev/null
+"$mpirun" -np 4 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel mrhs --mpi 2.1.1.2 --out x_four.npy \
+  --json solve.json > solve.txt || fail "solve over 4 ranks: $(cat solve.txt)"
+grep -q "grid 2.1.1.2 (4 ranks)" solve.txt || fail "solve did not report the grid: $(cat solve.txt)"
+[ "$(grep -c '^converged' solve.txt)" -eq 1 ] || fail "solve reported from more than one rank: $(cat solve.txt)"
+grep -q '"ranks": 4' solve.json || fail "solve JSON lacks the ranks"
+/usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_four.npy || fail "solve over 4 ranks differs from one process"
+"$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel vnode --prec mixed --solver bicgstab --mpi 1.1.2.1 --out x_two.npy > /dev/null \
+  || fail "solve --kernel vnode --solver bicgstab over 2 ranks"
+/usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_two.npy || fail "mixed vnode BiCGStab over 2 ranks differs from one process"
+set +e
+"$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --mass -0.2 --maxiter 2 --mpi 1.1.1.2 --out x_no.npy > /dev/null 2> noconv.err
+rc=$?
+set -e
+[ "$rc" -eq 1 ] || fail "solve over 2 ranks without convergence: exit $rc, expected 1"
+[ "$(grep -c "did not converge" noconv.err)" -eq 1 ] || fail "non-convergence not reported once: $(cat noconv.err)"
+[ ! -e x_no.npy ] || fail "a solve that did not converge wrote x"
+
 # bench over a grid: the reference check passes, one table, the MPI columns and JSON fields.
 "$mpirun" -np 4 "$dslash" bench --lattice 8x8x8x8 --mpi 1.2.1.2 --prec double --iters 2 --warmup 1 --check --json b.json > bench.txt 2> bench.err \
   || fail "bench --check over MPI failed: $(cat bench.err)"
@@ -114,6 +134,8 @@ expect_mpi_error 2 "missing.nersc" apply --gauge missing.nersc --in psi.npy --ou
 expect_mpi_error 2 "directory 'missing' does not exist" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --json missing/b.json
 expect_mpi_error 2 "'.': it is a directory" apply --gauge U.nersc --in psi.npy --out . --kernel naive --mpi 1.1.1.2
 expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --gpu-per-rank
+expect_mpi_error 3 "L0 (x) = 8 is not divisible by 3 ranks" solve --gauge U.nersc --in psi.npy --mass 0.1 --mpi 3.1.1.1
+expect_mpi_error 2 "say how they split the lattice with --mpi" solve --random --lattice 8x8x8x8 --mass 0.1
 
 # One GPU per rank (--backend cuda), two ranks sharing this machine's GPU: every family agrees with
 # the single-process CPU result. Without a GPU: one clear line, exit 2 on every rank, no hang.
@@ -133,6 +155,9 @@ elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q G
   "$mpirun" -np 2 --oversubscribe "$dslash" apply --gauge U.nersc --in psi.npy --out gpu_zt.npy --kernel vnode --parity odd \
     --dagger --mpi 1.1.2.1 --backend cuda --comms-overlap off > /dev/null || fail "apply --backend cuda over 1.1.2.1, overlap off"
   /usr/bin/python3 "$npy_close" ref.npy 1e-12 gpu_naive.npy gpu_mrhs.npy gpu_vnode.npy gpu_zt.npy || fail "a GPU decomposed apply differs"
+  "$mpirun" -np 2 --oversubscribe "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel vnode --prec mixed --mpi 1.1.1.2 \
+    --backend cuda --out x_gpu.npy > /dev/null || fail "solve --backend cuda over 2 ranks"
+  /usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_gpu.npy || fail "solve --backend cuda over 2 ranks differs from one process"
   "$mpirun" -np 2 --oversubscribe "$dslash" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --backend cuda --prec single --iters 2 --warmup 1 \
     --check --verbose > gpu_bench.txt 2> gpu_bench.err || fail "bench --backend cuda over 2 ranks: $(cat gpu_bench.err)"
   grep -q "check passed: 9 variant(s)" gpu_bench.err || fail "bench --backend cuda --check: $(cat gpu_bench.err)"

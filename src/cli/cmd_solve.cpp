@@ -1,11 +1,14 @@
 // dslash solve (--gauge U.nersc | --random --lattice L [--seed N]) (--in b.npy | --source point|random [--nrhs N])
 //              --mass m [--out x.npy] [--solver cg|bicgstab] [--prec double|single|mixed] [--tol 1e-10] [--maxiter N]
 //              [--kernel naive|mrhs|vnode] [--dispatch ...] [--simd ...] [--threads N] [--print-every N] [--json FILE]
+//              [--backend cpu|cuda] [--mpi a.b.c.d [--comms-overlap on|off|chunks|thread] [--gpu-per-rank]]
 //
 // Solves the Wilson system M x = b (CONVENTIONS.md) through the even sites (solvers/), reports the
 // iterations, reliable updates, time, the Dslash rate inside the solver and the residual recomputed
 // with the scalar reference operator in double on the full lattice. Exit 1 when a solve does not
-// converge (x is then not written; the JSON is).
+// converge (x is then not written; the JSON is). Under mpirun (--mpi), rank 0 reads or makes the
+// gauge field and the sources and scatters them, every rank solves on its block with the
+// halo-exchanging operator (mpi::HaloHopping), and rank 0 gathers x, checks it and reports.
 #include <omp.h>
 #include <unistd.h>
 
@@ -29,6 +32,18 @@
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
 #endif
+#if defined(DSLASH_HAVE_MPI)
+#include "mpi/distributed_fields.hpp"
+#include "mpi/halo_hopping.hpp"
+#include "mpi/mpi_session.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "mpi/gpu_ranks.hpp"
+#endif
+#endif
+
+namespace dslash::mpi {
+class ProcessGrid;  // a null pointer to one is a single-process solve, in every build
+}
 
 namespace dslash::cli {
 
@@ -43,6 +58,7 @@ struct SolveOptions {
   int maxiter = 1000, nrhs = 0, threads = 0;
   int print_every = -1;  // -1: not given (10 on a terminal, else none)
   KernelOptions k;
+  MpiOptions mpi;
 };
 
 using Clock = std::chrono::steady_clock;
@@ -60,8 +76,9 @@ struct SolveRecord {
 
 struct Outcome {
   std::vector<SolveRecord> solves;
-  std::vector<SpinorField<double>> x;  // full lattice, one per right-hand side
+  std::vector<SpinorField<double>> x;  // full lattice, one per right-hand side (under MPI: on rank 0)
   DslashConfig config;                 // what the operator's kernels run with (on the GPU: simt, left)
+  std::string where;                   // "lattice 8x8x8x8", or the process grid
 };
 
 // A progress report per iteration on stderr: a line every `every` iterations, or on a terminal one
@@ -75,16 +92,32 @@ std::function<void(int, double, bool)> progress(int every, bool terminal, const 
   };
 }
 
+// The even-odd operator in precision R on this process's lattice: on its own kernels, or over the
+// ranks of `grid`.
+template <class R, class Space>
+EvenOddWilson<R, Space> make_operator(const SolveOptions& o, const GaugeField<double>& u, const DslashConfig& cfg, const mpi::ProcessGrid* grid) {
+#if defined(DSLASH_HAVE_MPI)
+  if (grid) {
+    const auto hopping = std::make_shared<const mpi::HaloHopping<R, Space>>(*grid, convert_precision<R>(u), cfg, mpi::parse_progress(o.mpi.overlap));
+    return EvenOddWilson<R, Space>(hopping, o.mass);
+  }
+#endif
+  (void)grid;
+  return EvenOddWilson<R, Space>(convert_precision<R>(u), o.mass, cfg);
+}
+
 // Every solve in precision Real, iterating in Sloppy (Real = Sloppy: one precision; double and
 // float: mixed precision with reliable updates), with the vectors and kernels in Space (HostSpace:
 // the CPU; CudaSpace: the GPU, the fields crossing to the host only before and after each solve).
+// u, b and the x returned are this process's block (the whole lattice without `grid`).
 template <class Real, class Sloppy, class Space>
-Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every) {
+Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every,
+                  const mpi::ProcessGrid* grid) {
   const Geometry& g = u.geometry();
   const DslashConfig cfg = o.k.config(parse_kernel(o.kernel), per_solve);
-  const EvenOddWilson<Real, Space> op(convert_precision<Real>(u), o.mass, cfg);
+  const EvenOddWilson<Real, Space> op = make_operator<Real, Space>(o, u, cfg, grid);
   std::optional<EvenOddWilson<Sloppy, Space>> own_sloppy;
-  if constexpr (!std::is_same_v<Real, Sloppy>) own_sloppy.emplace(convert_precision<Sloppy>(u), o.mass, cfg);
+  if constexpr (!std::is_same_v<Real, Sloppy>) own_sloppy.emplace(make_operator<Sloppy, Space>(o, u, cfg, grid));
   const EvenOddWilson<Sloppy, Space>& sloppy = [&]() -> const EvenOddWilson<Sloppy, Space>& {
     if constexpr (std::is_same_v<Real, Sloppy>) return op;
     else return *own_sloppy;
@@ -142,12 +175,62 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
 }
 
 template <class Real, class Sloppy>
-Outcome solve_on(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every) {
+Outcome solve_on(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every,
+                 const mpi::ProcessGrid* grid) {
 #if defined(DSLASH_HAVE_CUDA)
-  if (o.backend == "cuda") return solve_all<Real, Sloppy, CudaSpace>(o, u, b, per_solve, print_every);
+  if (o.backend == "cuda") return solve_all<Real, Sloppy, CudaSpace>(o, u, b, per_solve, print_every, grid);
 #endif
-  return solve_all<Real, Sloppy, HostSpace>(o, u, b, per_solve, print_every);
+  return solve_all<Real, Sloppy, HostSpace>(o, u, b, per_solve, print_every, grid);
 }
+
+Outcome solve_in(const SolveOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, int per_solve, int print_every,
+                 const mpi::ProcessGrid* grid) {
+  if (o.prec == "double") return solve_on<double, double>(o, u, b, per_solve, print_every, grid);
+  if (o.prec == "single") return solve_on<float, float>(o, u, b, per_solve, print_every, grid);
+  return solve_on<double, float>(o, u, b, per_solve, print_every, grid);
+}
+
+// The gauge field of --gauge or --random.
+GaugeField<double> gauge_field(const SolveOptions& o) {
+  if (!o.random) return io::read_nersc<double>(o.gauge);
+  GaugeField<double> r{Geometry(o.dims)};
+  fill_random_su3(r, o.seed);
+  return r;
+}
+
+#if defined(DSLASH_HAVE_MPI)
+std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched);
+
+// Under mpirun: rank 0 makes u and b (collectively: an error there stops every rank with its
+// message) and scatters them, every rank solves its block, and x comes back whole to rank 0 (u and
+// b too stay whole there; elsewhere they and x are empty).
+Outcome solve_distributed(const SolveOptions& o, std::optional<GaugeField<double>>& u, std::vector<SpinorField<double>>& b, bool& batched,
+                          int print_every) {
+#if defined(DSLASH_HAVE_CUDA)
+  if (o.backend == "cuda") mpi::bind_gpu(MPI_COMM_WORLD, o.mpi.gpu_per_rank);
+#endif
+  const bool root = mpi_world_rank() == 0;
+  mpi::collectively([&] {
+    if (!root) return;
+    u.emplace(gauge_field(o));
+    b = sources(o, u->geometry(), batched);
+  });
+  const Coord lattice = mpi::broadcast(u ? u->geometry().extents() : Coord{});
+  int n = static_cast<int>(b.size());
+  MPI_Bcast(&n, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const mpi::ProcessGrid grid(mpi::parse_grid(o.mpi.grid), lattice);
+  const GaugeField<double> u_local = mpi::scatter(grid, u ? &*u : nullptr);
+  std::vector<SpinorField<double>> b_local;
+  for (int r = 0; r < n; ++r) b_local.push_back(mpi::scatter(grid, root ? &b[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
+  Outcome out = solve_in(o, u_local, b_local, o.kernel == "mrhs" ? n : 1, root ? print_every : 0, &grid);
+  std::vector<SpinorField<double>> x;
+  for (const SpinorField<double>& x_local : out.x)
+    if (auto whole = mpi::gather(grid, x_local)) x.push_back(std::move(*whole));
+  out.x = std::move(x);
+  out.where = grid.describe();
+  return out;
+}
+#endif
 
 // The right-hand sides: from --in, or --source point (right-hand side r: 1 at lattice site r / 12,
 // spin-colour r % 12) or random (Gaussian, seed + r, as `dslash spinor`).
@@ -214,9 +297,11 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                  "the residual every N iterations on stderr (on a terminal one line, rewritten); 0: never [default: 10 on a terminal, else 0]");
   cmd->add_option("--json", o->json, "write the figures, the residual history and the configuration to this JSON file");
   add_backend_option(*cmd, o->backend);
+  add_mpi_options(*cmd, o->mpi);
   cmd->callback([o, cmd, &exit_code] {
-    if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads"});
-    if (mpi_world_size() > 1) throw std::invalid_argument("solve: runs in one process; it is not available under mpirun yet");
+    const bool distributed = o->mpi.distributed();
+    if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads"}, distributed);
+    else if (o->mpi.gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
     if (o->gauge.empty() && !o->random) throw std::invalid_argument("solve: give the gauge field: --gauge U.nersc, or --random with --lattice");
     if (o->random && cmd->count("--lattice") == 0) throw std::invalid_argument("solve: --random needs --lattice");
     if (o->in.empty() && o->source.empty()) o->source = "random";
@@ -231,31 +316,36 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     if (!o->out.empty()) check_output_file("--out", o->out);
     if (!o->json.empty()) check_output_file("--json", o->json);
 
-    const GaugeField<double> u = [&] {
-      if (!o->random) return io::read_nersc<double>(o->gauge);
-      GaugeField<double> r{Geometry(o->dims)};
-      fill_random_su3(r, o->seed);
-      return r;
-    }();
-    const Geometry& g = u.geometry();
-    bool batched = false;
-    const std::vector<SpinorField<double>> b = sources(*o, g, batched);
-    const int n = static_cast<int>(b.size());
-    const int per_solve = o->kernel == "mrhs" ? n : 1;
     const int print_every = o->print_every >= 0 ? o->print_every : (isatty(fileno(stderr)) ? 10 : 0);
-    const Outcome out = o->prec == "double"   ? solve_on<double, double>(*o, u, b, per_solve, print_every)
-                        : o->prec == "single" ? solve_on<float, float>(*o, u, b, per_solve, print_every)
-                                              : solve_on<double, float>(*o, u, b, per_solve, print_every);
+    std::optional<GaugeField<double>> u;  // the whole lattice (under MPI on rank 0 only, which reports)
+    std::vector<SpinorField<double>> b;
+    bool batched = false;
+    Outcome out;
+    if (distributed) {
+#if defined(DSLASH_HAVE_MPI)
+      out = solve_distributed(*o, u, b, batched, print_every);
+#endif
+    } else {
+      u.emplace(gauge_field(*o));
+      b = sources(*o, u->geometry(), batched);
+      out = solve_in(*o, *u, b, o->kernel == "mrhs" ? static_cast<int>(b.size()) : 1, print_every, nullptr);
+      out.where = "lattice " + u->geometry().to_string();
+    }
+    // Every rank has the same verdict (the solvers' sums are global); rank 0 alone reports.
+    const bool converged = std::all_of(out.solves.begin(), out.solves.end(), [](const SolveRecord& r) { return r.result.converged; });
+    if (!converged) exit_code = 1;
+    if (!u) return;
+    const Geometry& g = u->geometry();
+    const int n = static_cast<int>(b.size());
+    const int per_solve = out.solves.empty() ? 1 : out.solves.front().count;
 
     // The figures over every solve.
     int iterations = 0, updates = 0;
-    bool converged = true;
     double time_s = 0, flops = 0, dslash_s = 0;
     std::int64_t precise_dslash = 0, sloppy_dslash = 0;
     for (const SolveRecord& s : out.solves) {
       iterations += s.result.iterations;
       updates += static_cast<int>(s.result.reliable_updates.size());
-      converged = converged && s.result.converged;
       time_s += s.time_s;
       precise_dslash += s.precise_dslash;
       sloppy_dslash += s.sloppy_dslash;
@@ -265,7 +355,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     std::vector<double> residuals;
     double worst = 0;
     for (int r = 0; r < n; ++r) {
-      residuals.push_back(reference_residual(u, b[static_cast<std::size_t>(r)], out.x[static_cast<std::size_t>(r)], o->mass));
+      residuals.push_back(reference_residual(*u, b[static_cast<std::size_t>(r)], out.x[static_cast<std::size_t>(r)], o->mass));
       worst = std::max(worst, residuals.back());
     }
     const double per_iteration = iterations > 0 ? time_s / iterations : 0;
@@ -274,8 +364,8 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     const std::int64_t in_double = o->prec == "single" ? 0 : precise_dslash, in_single = o->prec == "single" ? precise_dslash : sloppy_dslash;
     const DslashConfig& cfg = out.config;
 
-    std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s), lattice %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
-                o->kernel.c_str(), o->backend.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), g.to_string().c_str(), o->mass, o->tol, rhs_text(n).c_str(),
+    std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s), %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
+                o->kernel.c_str(), o->backend.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), out.where.c_str(), o->mass, o->tol, rhs_text(n).c_str(),
                 per_solve > 1 ? " in one solve" : "");
     std::printf("%s: %d iterations, %d reliable updates, %.4f s, %.4f ms per iteration\n", converged ? "converged" : "NOT converged", iterations,
                 updates, time_s, 1e3 * per_iteration);
@@ -301,6 +391,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
           {"nrhs", n}, {"mass", o->mass}, {"solver", o->solver}, {"prec", o->prec}, {"tol", o->tol}, {"maxiter", o->maxiter},
           {"reliable_delta", SolverParams{}.reliable_delta}, {"kernel", o->kernel}, {"dispatch", to_string(cfg.dispatch)},
           {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
+          {"grid", o->mpi.grid.empty() ? "1.1.1.1" : o->mpi.grid}, {"ranks", mpi_world_size()},
           {"backend", o->backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
           {"host", bench::host_name()}, {"date", bench::now_iso8601()}};
       bench::write_json(o->json, {{"config", config}, {"converged", converged}, {"iterations", iterations}, {"reliable_updates", updates},
