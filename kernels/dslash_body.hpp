@@ -346,37 +346,25 @@ struct DslashBody {
       for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
   }
 
-  // The accumulator of output site i, block b (with a.xpay_x, a x + b acc): streamed out, or kept
-  // in cache for a boundary site.
+  // The accumulator of output site i, block b: streamed out, or kept in cache for a boundary site.
   DSLASH_FORCE_INLINE void store(const C (&acc)[3][4], index_t i, int b, bool boundary) const {
-    const index_t offset = (i * a.site_stride + b * a.block_stride) * W;
-    Real* o = a.out + offset;
+    Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
     for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
       for (int r = 0; r < 3; ++r) {
-        const index_t k = 2 * (3 * sp + r) * component_stride() * W;
-        Real* re = o + k;
-        const C z = a.xpay_x ? xpay(a.xpay_x + offset + k, acc[r][sp]) : acc[r][sp];
+        Real* re = o + 2 * (3 * sp + r) * component_stride() * W;
         if constexpr (kPairs) {
-          simd::stream_store_pair(re, z);  // im next to re; streamed, as on the GPU's site()
+          simd::stream_store_pair(re, acc[r][sp]);  // im next to re; streamed, as on the GPU's site()
           continue;
         }
         Real* im = re + component_stride() * W;
         if (boundary) {
-          z.re.store_aligned(re);
-          z.im.store_aligned(im);
+          acc[r][sp].re.store_aligned(re);
+          acc[r][sp].im.store_aligned(im);
         } else {
-          simd::stream_store(re, z.re);
-          simd::stream_store(im, z.im);
+          simd::stream_store(re, acc[r][sp].re);
+          simd::stream_store(im, acc[r][sp].im);
         }
       }
-  }
-  // a.xpay_a x + a.xpay_b z, x the complex number at x in the output's layout.
-  DSLASH_FORCE_INLINE C xpay(const Real* x, const C& z) const {
-    const Vec alpha(a.xpay_a), beta(a.xpay_b);
-    C v;
-    if constexpr (kPairs) v = simd::load_pair<Vec>(x);
-    else v = {Vec::load_aligned(x), Vec::load_aligned(x + component_stride() * W)};
-    return {alpha * v.re + beta * z.re, alpha * v.im + beta * z.im};
   }
 
   // Runs site_fn(body, i, x) over the launch's sites in the order of a.dispatch, on Exec. Each site

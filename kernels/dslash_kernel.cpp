@@ -1,6 +1,5 @@
 #include "kernels/dslash_kernel.hpp"
 
-#include <algorithm>
 #include <stdexcept>
 
 #include "dslash/core.hpp"
@@ -245,18 +244,6 @@ void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<Sp
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out) const {
   apply_slab(in, out, 0, outer_t());
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, const spinor_view& out, const spinor_view& x, Real alpha, Real beta) const {
-  if (std::any_of(cfg_.halo.begin(), cfg_.halo.end(), [](bool h) { return h; }))
-    throw std::invalid_argument(label_ + ": apply_xpay with halo directions (the faces complete the output after the kernel)");
-  if (x.size() != out.size() || x.data() == out.data()) throw std::invalid_argument(label_ + ": apply_xpay needs x of the output's size, apart from it");
-  RunArgs<Real> args = run_args(in, out, 0, outer_t());
-  args.xpay_x = x.data();
-  args.xpay_a = alpha;
-  args.xpay_b = beta;
-  runner_(args);
 }
 
 template <class Real, class Space>

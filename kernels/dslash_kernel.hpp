@@ -93,10 +93,6 @@ class DslashKernel {
   // Changes only the launch shape (tile, team size, sites per team): what a tuner varies.
   void set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in) const;  // pack, apply, unpack
-  // out = alpha x + beta D in, in the one pass over the output (x: a buffer of the output's layout,
-  // not out): the even-odd operator's a - D D / (4a) without a BLAS pass after it. Not with halos
-  // (the face kernels add the remote hops afterwards).
-  void apply_xpay(const spinor_view& in, const spinor_view& out, const spinor_view& x, Real alpha, Real beta) const;
   // The packed slot (outer index * lanes + lane) that holds each site of a `subset` field, by the
   // field's storage index: where pack() puts a site, for code that moves packed data between layouts.
   std::vector<index_t> slots_of_sites(Subset subset) const;

@@ -32,10 +32,6 @@ struct RunArgs {
   int team_size;
   index_t sites_per_team;
   const char* label;
-  // With xpay_x: out = xpay_a * x + xpay_b * D in, x in out's layout (the even-odd operator's
-  // a - D D / (4a) in one pass over the output); null: out = D in.
-  const Real* xpay_x = nullptr;
-  Real xpay_a = 0, xpay_b = 1;
 };
 
 template <class Real>

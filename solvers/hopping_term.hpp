@@ -24,9 +24,6 @@ class HoppingTerm {
   // result = D_{out<-neighbour(out)} in, or its dagger (on the GPU it may return before it is done:
   // Space::execution_space::fence() waits).
   virtual void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const = 0;
-  // result = alpha x + beta D in (x in the output's layout) in one kernel, where the kernels can
-  // (one process); false: not done, the caller applies and adds itself.
-  virtual bool apply_xpay(Subset, bool, const vector_type&, const vector_type&, const vector_type&, Real, Real) const { return false; }
   // The sum over every process of a partial sum computed on this one, in the same order on every call.
   virtual std::array<double, 2> sum(std::array<double, 2> partial) const { return partial; }
 };
@@ -45,11 +42,6 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
     return kernels_[static_cast<std::size_t>((out == Subset::Even ? 0 : 2) + (dagger ? 1 : 0))];
   }
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override { kernel(out, dagger).apply(in, result); }
-  bool apply_xpay(Subset out, bool dagger, const vector_type& in, const vector_type& result, const vector_type& x, Real alpha,
-                  Real beta) const override {
-    kernel(out, dagger).apply_xpay(in, result, x, alpha, beta);
-    return true;
-  }
 
   static DslashConfig with(DslashConfig c, Subset out, bool dagger) {
     c.out = out;

@@ -71,9 +71,7 @@ class EvenOddWilson {
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }
   // Wall-clock seconds spent in them (each fenced: a GPU launch returns before its kernel ends): what
-  // a solve's time is compared with. On one process the a x + b D y that follows a hop (M_ee_hat,
-  // prepare_source, reconstruct) is the kernel's own epilogue, so its time is in here, as in QUDA's
-  // Dslash with xpay; over MPI ranks it is a BLAS pass of its own, outside.
+  // a solve's time is compared with.
   double dslash_seconds() const { return dslash_seconds_; }
 
  private:
@@ -81,9 +79,6 @@ class EvenOddWilson {
   const DslashKernel<Real, Space>& kernel(Subset parity) const { return hopping_->kernel(parity, false); }
   // D_{out<-in} in (or its dagger), counted and timed.
   void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
-  // result = alpha x + beta D_{out<-in} in: in the kernel's pass over the output where the hopping
-  // term can (one process; the time counted as the Dslash's), else hop() and a BLAS pass.
-  void hop_xpay(Subset out, bool dagger, const vector_type& in, const vector_type& result, const vector_type& x, double alpha, double beta) const;
 
   double mass_;
   std::shared_ptr<const HoppingTerm<Real, Space>> hopping_;

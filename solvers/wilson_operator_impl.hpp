@@ -59,7 +59,8 @@ template <class Real, class Space>
 void EvenOddWilson<Real, Space>::apply(const vector_type& in, const vector_type& out, bool dagger) const {
   const double a = 4 + mass_;
   hop(Subset::Odd, dagger, in, odd_scratch_);
-  hop_xpay(Subset::Even, dagger, odd_scratch_, out, in, a, -1 / (4 * a));
+  hop(Subset::Even, dagger, odd_scratch_, out);
+  axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
 }
 
 template <class Real, class Space>
@@ -70,13 +71,15 @@ void EvenOddWilson<Real, Space>::residual(const vector_type& b, const vector_typ
 
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const {
-  hop_xpay(Subset::Even, false, b_odd, b_hat, b_even, 1, 1 / (2 * (4 + mass_)));
+  hop(Subset::Even, false, b_odd, b_hat);
+  xpay(b_even, static_cast<Real>(1 / (2 * (4 + mass_))), b_hat);
 }
 
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const {
   const double a = 4 + mass_;
-  hop_xpay(Subset::Odd, false, x_even, x_odd, b_odd, 1 / a, 1 / (2 * a));
+  hop(Subset::Odd, false, x_even, x_odd);
+  axpby(static_cast<Real>(1 / a), b_odd, static_cast<Real>(1 / (2 * a)), x_odd);
 }
 
 template <class Real, class Space>
@@ -98,18 +101,6 @@ void EvenOddWilson<Real, Space>::hop(Subset out, bool dagger, const vector_type&
   Space::execution_space::fence();  // a GPU launch returns before the kernel ends
   dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++dslash_count_;
-}
-
-template <class Real, class Space>
-void EvenOddWilson<Real, Space>::hop_xpay(Subset out, bool dagger, const vector_type& in, const vector_type& result, const vector_type& x,
-                                          double alpha, double beta) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  const bool fused = hopping_->apply_xpay(out, dagger, in, result, x, static_cast<Real>(alpha), static_cast<Real>(beta));
-  if (!fused) hopping_->apply(out, dagger, in, result);
-  Space::execution_space::fence();
-  dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ++dslash_count_;
-  if (!fused) axpby(static_cast<Real>(alpha), x, static_cast<Real>(beta), result);
 }
 
 template <class To, class From, class Space>
