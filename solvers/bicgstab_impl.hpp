@@ -18,7 +18,7 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
     const auto& x_s = updates.x_sloppy();
     const auto r0 = sloppy.allocate("bicgstab_r0"), p = sloppy.allocate("bicgstab_p"), v = sloppy.allocate("bicgstab_v"),
                t = sloppy.allocate("bicgstab_t");
-    C rho, alpha, omega;
+    C rho, alpha, omega, rho_next;
     const auto start = [&] {
       deep_copy(r0, r);  // the shadow residual
       fill(p, Sloppy(0));
@@ -26,31 +26,32 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
       rho = alpha = omega = 1;
     };
     start();
+    // Each inner product comes from the pass that writes one of its vectors (blas.hpp): an iteration
+    // makes 22 passes over the vectors besides its four hops, not 32.
+    rho_next = sloppy.dot(r0, r);
     while (updates.may_iterate()) {
-      const C rho_next = sloppy.dot(r0, r);
       if (std::abs(rho_next) == 0 || std::abs(omega) == 0) {
         result.breakdown = "rho or omega is zero";
         break;
       }
       const C beta = rho_next / rho * (alpha / omega);
       rho = rho_next;
-      caxpby(layout, -omega, v, C(1), p);  // p = r + beta (p - omega v)
-      caxpby(layout, C(1), r, beta, p);
-      sloppy.apply(p, v);
-      const C r0v = sloppy.dot(r0, v);
+      caxpbypcz(layout, C(1), r, -beta * omega, v, beta, p);  // p = r + beta (p - omega v)
+      const C r0v = sloppy.apply_norm2_dot(p, v, r0).dot;  // v = M p
       if (std::abs(r0v) == 0) {
         result.breakdown = "<r0, M p> is zero";
         break;
       }
       alpha = rho / r0v;
       caxpby(layout, -alpha, v, C(1), r);  // s = r - alpha v, in r
-      sloppy.apply(r, t);
-      const double tt = sloppy.norm2(t);
-      omega = tt == 0 ? C(0) : sloppy.dot(t, r) / tt;
-      caxpby(layout, alpha, p, C(1), x_s);  // x_s += alpha p + omega s
-      caxpby(layout, omega, r, C(1), x_s);
-      caxpby(layout, -omega, t, C(1), r);  // r = s - omega t
-      if (updates.after_iteration(sloppy.norm2(r)) == reliable::Step::Restarted) start();
+      const NormDot t_s = sloppy.apply_norm2_dot(r, t, r);  // t = M s, ||t||^2, <s, t>
+      omega = t_s.norm2 == 0 ? C(0) : std::conj(t_s.dot) / t_s.norm2;  // <t, s> / ||t||^2
+      caxpbypcz(layout, alpha, p, omega, r, C(1), x_s);  // x_s += alpha p + omega s
+      const NormDot r_r0 = sloppy.global_sum(caxpby_norm2_dot(layout, -omega, t, C(1), r, r0));  // r = s - omega t
+      const reliable::Step step = updates.after_iteration(r_r0.norm2);  // may replace r by the recomputed residual
+      if (updates.done()) break;
+      if (step == reliable::Step::Restarted) start();
+      rho_next = step == reliable::Step::Iterated ? r_r0.dot : sloppy.dot(r0, r);
     }
   }
   updates.finish();

@@ -7,6 +7,7 @@
 // So EvenOddWilson and the solvers run unchanged on one process or many, and know nothing of MPI.
 #include <array>
 #include <complex>
+#include <span>
 
 #include "kernels/dslash_kernel.hpp"
 
@@ -24,8 +25,9 @@ class HoppingTerm {
   // result = D_{out<-neighbour(out)} in, or its dagger (on the GPU it may return before it is done:
   // Space::execution_space::fence() waits).
   virtual void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const = 0;
-  // The sum over every process of a partial sum computed on this one, in the same order on every call.
-  virtual std::array<double, 2> sum(std::array<double, 2> partial) const { return partial; }
+  // Partial sums computed on this process -> the sums over every process, in place, in the same
+  // order on every call.
+  virtual void sum(std::span<double> partials) const { (void)partials; }
 };
 
 // D on one process: its four kernels.

@@ -64,9 +64,16 @@ class EvenOddWilson {
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
   void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
+  // apply(), returning from its last pass over out ||out||^2 (CGNR), or ||out||^2 and <w, out>
+  // (BiCGStab), over the whole lattice: the norm or inner product costs no pass of its own.
+  double apply_norm2(const vector_type& in, const vector_type& out, bool dagger = false) const;
+  NormDot apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, bool dagger = false) const;
   // ||v||^2 and <x, y> in double, over the whole lattice (every process's sites): the solvers' sums.
   double norm2(const vector_type& v) const;
   std::complex<double> dot(const vector_type& x, const vector_type& y) const;
+  // The sums of a fused BLAS pass over this process's sites (blas.hpp) -> over the whole lattice.
+  double global_sum(double partial) const;
+  NormDot global_sum(NormDot partial) const;
   // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }
@@ -77,6 +84,7 @@ class EvenOddWilson {
  private:
   const DslashKernel<Real, Space>& d_eo() const { return hopping_->kernel(Subset::Even, false); }
   const DslashKernel<Real, Space>& kernel(Subset parity) const { return hopping_->kernel(parity, false); }
+  void two_hops(const vector_type& in, const vector_type& out, bool dagger) const;
   // D_{out<-in} in (or its dagger), counted and timed.
   void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
 

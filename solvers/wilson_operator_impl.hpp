@@ -4,6 +4,7 @@
 #include "solvers/wilson_operator.hpp"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <stdexcept>
 
@@ -55,12 +56,32 @@ void EvenOddWilson<Real, Space>::unpack(const vector_type& packed, std::vector<S
   kernel(fields.front().subset()).unpack(packed, fields);
 }
 
+// out = D_{e<-o} D_{o<-e} in (or the daggers'): M_ee_hat but for its last pass, a x + b out.
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::two_hops(const vector_type& in, const vector_type& out, bool dagger) const {
+  hop(Subset::Odd, dagger, in, odd_scratch_);
+  hop(Subset::Even, dagger, odd_scratch_, out);
+}
+
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::apply(const vector_type& in, const vector_type& out, bool dagger) const {
   const double a = 4 + mass_;
-  hop(Subset::Odd, dagger, in, odd_scratch_);
-  hop(Subset::Even, dagger, odd_scratch_, out);
+  two_hops(in, out, dagger);
   axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
+}
+
+template <class Real, class Space>
+double EvenOddWilson<Real, Space>::apply_norm2(const vector_type& in, const vector_type& out, bool dagger) const {
+  const double a = 4 + mass_;
+  two_hops(in, out, dagger);
+  return global_sum(axpby_norm2(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out));
+}
+
+template <class Real, class Space>
+NormDot EvenOddWilson<Real, Space>::apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, bool dagger) const {
+  const double a = 4 + mass_;
+  two_hops(in, out, dagger);
+  return global_sum(caxpby_norm2_dot(complex_layout(), std::complex<double>(a), in, std::complex<double>(-1 / (4 * a)), out, w));
 }
 
 template <class Real, class Space>
@@ -84,14 +105,25 @@ void EvenOddWilson<Real, Space>::reconstruct(const vector_type& x_even, const ve
 
 template <class Real, class Space>
 double EvenOddWilson<Real, Space>::norm2(const vector_type& v) const {
-  return hopping_->sum({dslash::norm2(v), 0})[0];
+  return global_sum(dslash::norm2(v));
 }
 
 template <class Real, class Space>
 std::complex<double> EvenOddWilson<Real, Space>::dot(const vector_type& x, const vector_type& y) const {
-  const std::complex<double> mine = dslash::dot(complex_layout(), x, y);
-  const std::array<double, 2> all = hopping_->sum({mine.real(), mine.imag()});
-  return {all[0], all[1]};
+  return global_sum(NormDot{0, dslash::dot(complex_layout(), x, y)}).dot;
+}
+
+template <class Real, class Space>
+double EvenOddWilson<Real, Space>::global_sum(double partial) const {
+  hopping_->sum(std::span<double>(&partial, 1));
+  return partial;
+}
+
+template <class Real, class Space>
+NormDot EvenOddWilson<Real, Space>::global_sum(NormDot partial) const {
+  std::array<double, 3> sums{partial.norm2, partial.dot.real(), partial.dot.imag()};
+  hopping_->sum(sums);
+  return {sums[0], {sums[1], sums[2]}};
 }
 
 template <class Real, class Space>

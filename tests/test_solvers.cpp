@@ -3,6 +3,7 @@
 // the solutions of CGNR and BiCGStab of the full-lattice system checked with the reference Wilson matrix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <iostream>
@@ -97,8 +98,59 @@ TEST(Blas, RealOperationsMatchScalarLoops) {
   for (std::size_t i = 0; i < n; ++i) expect[i] = x.data()[i] - 1.5 * expect[i];
   for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y.data()[i], expect[i]) << "xpay at " << i;
 
+  // The fused passes: the same updates, and the norm of what they wrote.
+  double expect_norm = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    expect[i] = 0.25 * x.data()[i] - 2 * expect[i];
+    expect_norm += expect[i] * expect[i];
+  }
+  EXPECT_EQ(axpby_norm2(0.25, x, -2.0, y), expect_norm);
+  for (std::size_t i = 0; i < n; ++i) ASSERT_EQ(y.data()[i], expect[i]) << "axpby_norm2 at " << i;
+
+  const auto p = k.allocate_spinors("p"), q = k.allocate_spinors("q");
+  std::vector<double> expect_x(x.data(), x.data() + n);
+  expect_norm = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    p.data()[i] = static_cast<double>(static_cast<int>(i % 7) - 3);
+    q.data()[i] = static_cast<double>(static_cast<int>(i % 5) - 2) * 0.25;
+    expect_x[i] += 0.5 * p.data()[i];
+    expect[i] -= 1.5 * q.data()[i];
+    expect_norm += expect[i] * expect[i];
+  }
+  EXPECT_EQ(axpy_axpy_norm2(0.5, p, x, -1.5, q, y), expect_norm);
+  for (std::size_t i = 0; i < n; ++i) {
+    ASSERT_EQ(x.data()[i], expect_x[i]) << "axpy_axpy_norm2's x at " << i;
+    ASSERT_EQ(y.data()[i], expect[i]) << "axpy_axpy_norm2's r at " << i;
+  }
+
   const auto short_view = View<double, 1>("short", n - 1);
   EXPECT_THROW(axpy(1.0, x, short_view), std::invalid_argument);
+}
+
+// PackedComplex's chunk arithmetic visits the same complex numbers as the layouts' own index
+// arithmetic (kernel_layout.hpp), each once, with the imaginary part where the layout puts it: in
+// every layout, the GPU's pairs included.
+TEST(Blas, PackedComplexVisitsEveryComplexNumberOnce) {
+  const KernelLayout l{.lanes = 4, .blocks = 3};
+  constexpr index_t kSites = 5;
+  const std::vector<KernelLayout::Strides> layouts = {l.spinor_strides(false, kSites), l.spinor_strides(true, kSites),
+                                                      l.spinor_strides(false, kSites, true)};
+  for (const KernelLayout::Strides& strides : layouts) {
+    const PackedComplex c{kSites, l.blocks, l.lanes, strides};
+    std::vector<index_t> by_layout, by_chunks;
+    for (index_t s = 0; s < kSites; ++s)
+      for (index_t b = 0; b < l.blocks; ++b)
+        for (int k = 0; k < 12; ++k)
+          for (int lane = 0; lane < l.lanes; ++lane) {
+            const index_t re = strides.index(s, b, 2 * k, lane, l.lanes);
+            ASSERT_EQ(strides.index(s, b, 2 * k + 1, lane, l.lanes), re + c.imag_offset());
+            by_layout.push_back(re);
+          }
+    for (index_t i = 0; i < c.count(); ++i) by_chunks.push_back(c.real_index(i));
+    std::sort(by_layout.begin(), by_layout.end());
+    std::sort(by_chunks.begin(), by_chunks.end());
+    EXPECT_EQ(by_chunks, by_layout) << "strides " << strides.site << "/" << strides.block << "/" << strides.component << (strides.pairs ? " pairs" : "");
+  }
 }
 
 // For every tested configuration: a kernel whose input is even, two sets of Gaussian even fields x
@@ -158,6 +210,58 @@ TEST(Blas, ComplexAxpbyIsTheFieldsOwn) {
   });
 }
 
+// The fused complex passes of BiCGStab are the same operations on the fields: z = a x + b y + c z,
+// and y = a x + b y with ||y||^2 and <w, y> of the result (w = x, as for <s, t>, included).
+TEST(Blas, FusedComplexPassesAreTheFieldsOwn) {
+  const std::complex<double> a(0.75, -1.5), b(-0.25, 2.0), c(1.25, 0.5);
+  for_each_packed_pair([&](const GaugeField<double>& u, const DslashConfig& cfg, const DslashKernel<double>& k, const auto& x, const auto& y,
+                           const auto& px, const auto& py) {
+    const DslashKernel<double> unpacker(u, [&] {
+      DslashConfig e = cfg;
+      e.out = Subset::Even;  // output: even fields, the same packed layout
+      return e;
+    }());
+    const PackedComplex layout = packed_complex(k);
+    const auto pz = k.allocate_spinors("z"), pw = k.allocate_spinors("w");
+    const auto z = gaussians(kFoldable, Subset::Even, cfg.nrhs, 90);
+    k.pack(z, pz);
+    deep_copy(pw, py);  // y before the update
+    std::vector<SpinorField<double>> got;
+
+    caxpbypcz(layout, a, px, b, py, c, pz);
+    unpacker.unpack(pz, got);
+    for (std::size_t r = 0; r < got.size(); ++r)
+      for (site_t i = 0; i < got[0].sites(); ++i)
+        for (int sp = 0; sp < 4; ++sp)
+          for (int col = 0; col < 3; ++col) {
+            const std::complex<double> expect = a * x[r](i, sp, col) + b * y[r](i, sp, col) + c * z[r](i, sp, col);
+            ASSERT_LT(std::abs(got[r](i, sp, col) - expect), 1e-14 * (1 + std::abs(expect))) << k.label() << " caxpbypcz, site " << i;
+          }
+
+    k.pack(z, pz);  // z before the update
+    for (const bool w_is_x : {false, true}) {
+      deep_copy(py, pw);
+      const auto& w_packed = w_is_x ? px : pz;
+      const NormDot sums = caxpby_norm2_dot(layout, a, px, b, py, w_packed);
+      std::complex<double> expect_dot = 0;
+      double expect_norm = 0;
+      unpacker.unpack(py, got);
+      for (std::size_t r = 0; r < got.size(); ++r) {
+        for (site_t i = 0; i < got[0].sites(); ++i)
+          for (int sp = 0; sp < 4; ++sp)
+            for (int col = 0; col < 3; ++col) {
+              const std::complex<double> expect = a * x[r](i, sp, col) + b * y[r](i, sp, col);
+              ASSERT_LT(std::abs(got[r](i, sp, col) - expect), 1e-14 * (1 + std::abs(expect))) << k.label() << " caxpby_norm2_dot, site " << i;
+            }
+        expect_norm += norm2(got[r]);
+        expect_dot += inner_product(w_is_x ? x[r] : z[r], got[r]);
+      }
+      EXPECT_NEAR(sums.norm2, expect_norm, 1e-12 * expect_norm) << k.label();
+      EXPECT_LT(std::abs(sums.dot - expect_dot), 1e-12 * std::abs(expect_dot)) << k.label() << (w_is_x ? ", w = x" : "");
+    }
+  });
+}
+
 // ---------------------------------------------------------------- the even-odd operator
 
 TEST(EvenOddWilson, SchurComplementMatchesTheReference) {
@@ -208,6 +312,30 @@ TEST(EvenOddWilson, DaggerIsTheAdjoint) {
   // And M is not hermitian, so the test can tell the two apart.
   op.apply(x, mx);
   EXPECT_GT(std::abs(dot(c, mx, y) - lhs), 1e-6 * std::abs(lhs));
+}
+
+// apply_norm2 and apply_norm2_dot write what apply() writes and return its norm and inner product.
+TEST(EvenOddWilson, FusedAppliesReturnTheirOutputsSums) {
+  const GaugeField<double> u = random_gauge(kFoldable, 6);
+  for (const DslashConfig& config : configs()) {
+    const EvenOddWilson<double> op(u, 0.1, config);
+    const auto x = op.allocate("x"), w = op.allocate("w"), expect = op.allocate("expect"), got = op.allocate("got");
+    op.pack(gaussians(kFoldable, Subset::Even, config.nrhs, 20), x);
+    op.pack(gaussians(kFoldable, Subset::Even, config.nrhs, 60), w);
+    for (const bool dagger : {false, true}) {
+      op.apply(x, expect, dagger);
+      const double n2 = op.apply_norm2(x, got, dagger);
+      // The same arithmetic, but a fused multiply-add may round differently: 1e-15 of the output's norm.
+      const double scale = 1e-15 * std::sqrt(n2);
+      for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got.data()[i], expect.data()[i], scale) << "apply_norm2 at " << i;
+      EXPECT_NEAR(n2, op.norm2(expect), 1e-13 * n2);
+      const NormDot sums = op.apply_norm2_dot(x, got, w, dagger);
+      for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got.data()[i], expect.data()[i], scale) << "apply_norm2_dot at " << i;
+      EXPECT_NEAR(sums.norm2, n2, 1e-13 * n2);
+      const std::complex<double> wy = op.dot(w, expect);
+      EXPECT_LT(std::abs(sums.dot - wy), 1e-13 * std::abs(wy)) << sums.dot << " vs " << wy;
+    }
+  }
 }
 
 // For any full-lattice x with b = M x: prepare_source(b) = M_ee_hat x_e and reconstruct(x_e, b_o) = x_o.

@@ -30,10 +30,8 @@ void HaloHopping<Real, Space>::apply(Subset out, bool dagger, const vector_type&
 }
 
 template <class Real, class Space>
-std::array<double, 2> HaloHopping<Real, Space>::sum(std::array<double, 2> partial) const {
-  std::array<double, 2> total{};
-  MPI_Allreduce(partial.data(), total.data(), 2, MPI_DOUBLE, MPI_SUM, grid_.comm());
-  return total;
+void HaloHopping<Real, Space>::sum(std::span<double> partials) const {
+  MPI_Allreduce(MPI_IN_PLACE, partials.data(), static_cast<int>(partials.size()), MPI_DOUBLE, MPI_SUM, grid_.comm());
 }
 
 template class HaloHopping<float>;

@@ -25,7 +25,7 @@ class HaloHopping final : public HoppingTerm<Real, Space> {
   // Collective.
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override;
   // Collective: MPI_Allreduce, the same sum on every rank.
-  std::array<double, 2> sum(std::array<double, 2> partial) const override;
+  void sum(std::span<double> partials) const override;
 
  private:
   HaloDslash<Real, Space>& halo(Subset out, bool dagger) const {

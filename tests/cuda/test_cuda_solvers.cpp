@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
+#include <string>
 
 #include "dslash/core/backend/cuda/space.hpp"
 #include "dslash/lattice/field_ops.hpp"
@@ -23,6 +25,10 @@ struct GpuSolve {
   bool bicgstab;
   const char* prec;  // "double", "single" or "mixed"
 };
+
+std::string name_of(const GpuSolve& v) { return std::string(to_string(v.kernel)) + (v.bicgstab ? "_bicgstab_" : "_cgnr_") + v.prec; }
+// ctest lists a failing variant by name, not as "16-byte object <...>".
+void PrintTo(const GpuSolve& v, std::ostream* os) { *os << name_of(v); }
 
 // M x = b through the even sites on the GPU; returns ||b - M x|| / ||b|| from the reference operator.
 template <class Real, class Sloppy>
@@ -92,10 +98,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Values(GpuSolve{KernelFamily::Naive, false, "double"}, GpuSolve{KernelFamily::Naive, false, "single"},
                       GpuSolve{KernelFamily::Naive, false, "mixed"}, GpuSolve{KernelFamily::Naive, true, "mixed"},
                       GpuSolve{KernelFamily::Vnode, false, "mixed"}, GpuSolve{KernelFamily::Vnode, true, "double"}),
-    [](const auto& param_info) {
-      const GpuSolve& v = param_info.param;
-      return std::string(to_string(v.kernel)) + (v.bicgstab ? "_bicgstab_" : "_cgnr_") + v.prec;
-    });
+    [](const auto& param_info) { return name_of(param_info.param); });
 
 }  // namespace
 }  // namespace dslash
