@@ -91,7 +91,8 @@ class EvenOddWilson {
   double mass_;
   std::shared_ptr<const HoppingTerm<Real, Space>> hopping_;
   vector_type odd_scratch_;  // D_{o<-e} in, inside apply()
-  View<index_t, 1, LayoutRight, Space> even_slots_;  // a folded layout's slot of each even site, for slots()
+  // A folded layout's slot of each even site and the even site in each slot, for slots().
+  View<index_t, 1, LayoutRight, Space> even_slots_, even_sites_;
   mutable std::int64_t dslash_count_ = 0;
   mutable double dslash_seconds_ = 0;
 };

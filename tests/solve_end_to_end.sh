@@ -30,7 +30,10 @@ for solver in cg bicgstab; do
   solve "${solver}_mixed" --in b.npy --solver $solver --prec mixed --tol 1e-12
   solve "${solver}_single" --in b.npy --solver $solver --prec single --tol 1e-5
 done
-solve vnode_mixed --in b.npy --prec mixed --tol 1e-10 --kernel vnode --dispatch mdrange
+solve vnode_mixed --in b.npy --prec mixed --tol 1e-10 --kernel vnode --dispatch mdrange --profile
+grep -q "^profile: the solve's " vnode_mixed.txt || fail "--profile: no profile line"
+grep -q "^  dslash_vnode_.*_f32_mdrange .* calls" vnode_mixed.txt || fail "--profile: no single-precision vnode Dslash line: $(cat vnode_mixed.txt)"
+grep -q "^  blas_axpy_axpy_norm2 .* calls" vnode_mixed.txt || fail "--profile: no CG update line"
 solve mrhs_mixed --in b8.npy --prec mixed --tol 1e-10 --kernel mrhs --simd sse2 --solver bicgstab
 solve naive_nrhs --in b8.npy --nrhs 8 --prec mixed --tol 1e-10
 grep -q "8 right-hand sides in one solve" mrhs_mixed.txt || fail "mrhs: not one solve of 8"
@@ -75,7 +78,13 @@ for solver in ("cg", "bicgstab"):
     assert j["reliable_updates"] >= 3 and j["dslash_applications"]["single"] > j["dslash_applications"]["double"] > 0, j
     j = check(f"{solver}_single", "b.npy", 2e-5)
     assert j["dslash_applications"]["double"] == 0 and np.load(f"x_{solver}_single.npy").dtype == np.complex64
-check("vnode_mixed", "b.npy", 1e-10)
+j = check("vnode_mixed", "b.npy", 1e-10)
+# --profile: every Dslash application is a launch of its label, and the launches fit in the solve.
+launches = {e["label"]: e for e in j["profile"]["launches"]}
+dslash_calls = sum(e["calls"] for label, e in launches.items() if label.startswith("dslash_vnode_"))
+assert dslash_calls == j["dslash_applications"]["single"] + j["dslash_applications"]["double"], (dslash_calls, j["dslash_applications"])
+assert sum(e["seconds"] for e in launches.values()) <= j["time_s"] * 1.001 and j["profile"]["outside_launches_s"] >= -1e-3, j["profile"]
+assert check("cg_double", "b.npy", 1e-10)["profile"] is None
 j = check("mrhs_mixed", "b8.npy", 1e-10)
 assert len(j["solves"]) == 1 and j["solves"][0]["rhs"] == 8 and len(j["true_residuals"]) == 8
 j = check("naive_nrhs", "b8.npy", 1e-10)

@@ -153,6 +153,23 @@ TEST(Blas, PackedComplexVisitsEveryComplexNumberOnce) {
   }
 }
 
+// SpinorSlots::reals, the site's arithmetic done once, gives every real where index() does, in
+// every layout; a folded one through a map of sites to slots.
+TEST(Blas, SpinorSlotsRealsAreTheIndexOfEachReal) {
+  const KernelLayout l{.lanes = 4, .blocks = 2};
+  constexpr index_t kSites = 3;
+  const std::vector<index_t> slot_of_site = {5, 0, 11, 2, 7, 1, 9, 3, 10, 4, 6, 8};  // 3 outer sites x 4 lanes
+  for (const KernelLayout::Strides& strides : {l.spinor_strides(false, kSites), l.spinor_strides(true, kSites), l.spinor_strides(false, kSites, true)})
+    for (const bool folded : {false, true}) {
+      const SpinorSlots slots{l.lanes, folded, strides, slot_of_site.data()};
+      const index_t sites = folded ? kSites * l.lanes : kSites;
+      const int rhs = folded ? l.blocks : l.blocks * l.lanes;
+      for (index_t i = 0; i < sites; ++i)
+        for (int r = 0; r < rhs; ++r)
+          for (int c = 0; c < 24; ++c) ASSERT_EQ(slots.reals(i, r)[c], slots.index(i, r, c)) << "site " << i << " rhs " << r << " real " << c;
+    }
+}
+
 // For every tested configuration: a kernel whose input is even, two sets of Gaussian even fields x
 // and y (one per right-hand side), and the two packed in its layout.
 template <class Check>

@@ -1,7 +1,7 @@
 // dslash solve (--gauge U.nersc | --random --lattice L [--seed N]) (--in b.npy | --source point|random [--nrhs N])
 //              --mass m [--out x.npy] [--solver cg|bicgstab] [--prec double|single|mixed] [--tol 1e-10] [--maxiter N]
 //              [--kernel naive|mrhs|vnode] [--dispatch ...] [--simd ...] [--threads N] [--print-every N] [--json FILE]
-//              [--backend cpu|cuda] [--mpi a.b.c.d [--comms-overlap on|off|chunks|thread] [--gpu-per-rank]]
+//              [--backend cpu|cuda] [--mpi a.b.c.d [--comms-overlap on|off|chunks|thread] [--gpu-per-rank]] [--profile]
 //
 // Solves the Wilson system M x = b (CONVENTIONS.md) through the even sites (solvers/), reports the
 // iterations, reliable updates, time, the Dslash rate inside the solver and the residual recomputed
@@ -16,6 +16,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <map>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <type_traits>
@@ -57,6 +59,7 @@ struct SolveOptions {
   double mass = 0, tol = 1e-10;
   int maxiter = 1000, nrhs = 0, threads = 0;
   int print_every = -1;  // -1: not given (10 on a terminal, else none)
+  bool profile = false;
   KernelOptions k;
   MpiOptions mpi;
 };
@@ -74,11 +77,47 @@ struct SolveRecord {
   double dslash_s = 0;  // the time inside them
 };
 
+// --profile: every launch inside the solver calls (Dslash kernels, BLAS, conversions), by label,
+// timed to its end (core/profiling.hpp fences it). The rest of a solve's time is outside launches:
+// copies, MPI waits, the host's own work.
+class LaunchProfile {
+ public:
+  struct Entry {
+    std::int64_t calls = 0;
+    double seconds = 0;
+  };
+  void start() {
+    set_kernel_hook([this](std::string_view label, double seconds) {
+      const std::lock_guard<std::mutex> lock(mutex_);  // a progress thread may launch too
+      Entry& e = entries_[std::string(label)];
+      ++e.calls;
+      e.seconds += seconds;
+    });
+  }
+  void stop() { set_kernel_hook(nullptr); }
+  // By time, longest first.
+  std::vector<std::pair<std::string, Entry>> by_time() const {
+    std::vector<std::pair<std::string, Entry>> v(entries_.begin(), entries_.end());
+    std::sort(v.begin(), v.end(), [](const auto& a, const auto& b) { return a.second.seconds > b.second.seconds; });
+    return v;
+  }
+  double total_seconds() const {
+    double t = 0;
+    for (const auto& [label, e] : entries_) t += e.seconds;
+    return t;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::map<std::string, Entry> entries_;
+};
+
 struct Outcome {
   std::vector<SolveRecord> solves;
   std::vector<SpinorField<double>> x;  // full lattice, one per right-hand side (under MPI: on rank 0)
   DslashConfig config;                 // what the operator's kernels run with (on the GPU: simt, left)
   std::string where;                   // "lattice 8x8x8x8", or the process grid
+  std::shared_ptr<LaunchProfile> profile;  // with --profile: this process's launches
 };
 
 // A progress report per iteration on stderr: a line every `every` iterations, or on a terminal one
@@ -126,6 +165,7 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
 
   Outcome out;
   out.config = op.config();
+  if (o.profile) out.profile = std::make_shared<LaunchProfile>();
   const auto be = op.allocate("b_e"), bo = op.allocate("b_o"), b_hat = op.allocate("b_hat"), xe = op.allocate("x_e"), xo = op.allocate("x_o");
   for (int first = 0; first < static_cast<int>(b.size()); first += per_solve) {
     std::vector<SpinorField<Real>> even, odd;
@@ -152,9 +192,11 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
       else return op.dslash_seconds() + sloppy.dslash_seconds();
     };
     const double seconds0 = dslash_seconds();
+    if (out.profile) out.profile->start();
     const auto t0 = Clock::now();
     rec.result = o.solver == "cg" ? cgnr(op, sloppy, b_hat, xe, params) : bicgstab(op, sloppy, b_hat, xe, params);
     rec.time_s = seconds_since(t0);
+    if (out.profile) out.profile->stop();
     rec.precise_dslash = op.dslash_count() - precise0;
     if constexpr (!std::is_same_v<Real, Sloppy>) rec.sloppy_dslash = sloppy.dslash_count() - sloppy0;
     rec.dslash_s = dslash_seconds() - seconds0;
@@ -296,6 +338,8 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   add_int_option(*cmd, "--print-every", o->print_every, 0, 100000000,
                  "the residual every N iterations on stderr (on a terminal one line, rewritten); 0: never [default: 10 on a terminal, else 0]");
   cmd->add_option("--json", o->json, "write the figures, the residual history and the configuration to this JSON file");
+  cmd->add_flag("--profile", o->profile,
+                "time every launch inside the solver (Dslash, BLAS, conversions; each waits for its end) and print where the time went, by label");
   add_backend_option(*cmd, o->backend);
   add_mpi_options(*cmd, o->mpi);
   cmd->callback([o, cmd, &exit_code] {
@@ -374,6 +418,18 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                 dslash_s > 0 ? flops / dslash_s / 1e9 : 0.0, over_dslash);
     std::printf("solver: %.2f GFLOP/s of Dslash over the whole solve\n", gflops);
     std::printf("true residual ||b - M x|| / ||b|| = %.3e (reference operator, double, full lattice%s)\n", worst, n > 1 ? ", worst right-hand side" : "");
+    nlohmann::json profile;
+    if (out.profile) {
+      const double launches = out.profile->total_seconds();
+      std::printf("profile: the solve's %.4f s by launch%s (each launch waits for its end, so the solve is slower than without --profile)\n", time_s,
+                  distributed ? " on rank 0" : "");
+      for (const auto& [label, e] : out.profile->by_time()) {
+        std::printf("  %-44s %8lld calls %10.4f s %6.1f%%\n", label.c_str(), static_cast<long long>(e.calls), e.seconds, 100 * e.seconds / time_s);
+        profile["launches"].push_back({{"label", label}, {"calls", e.calls}, {"seconds", e.seconds}});
+      }
+      std::printf("  %-44s %25.4f s %6.1f%%\n", "outside launches (copies, MPI, host)", time_s - launches, 100 * (time_s - launches) / time_s);
+      profile["outside_launches_s"] = time_s - launches;
+    }
 
     if (!o->json.empty()) {
       nlohmann::json solves = nlohmann::json::array();
@@ -398,7 +454,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                                   {"time_s", time_s}, {"time_per_iteration_s", per_iteration},
                                   {"dslash_applications", {{"double", in_double}, {"single", in_single}}}, {"dslash_gflops", gflops},
                                   {"dslash_s", dslash_s}, {"solve_over_dslash", over_dslash}, {"true_residual", worst},
-                                  {"true_residuals", residuals}, {"solves", solves}});
+                                  {"true_residuals", residuals}, {"solves", solves}, {"profile", profile}});
     }
     if (!converged) {
       const SolveRecord& s = *std::find_if(out.solves.begin(), out.solves.end(), [](const SolveRecord& r) { return !r.result.converged; });

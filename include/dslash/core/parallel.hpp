@@ -19,14 +19,16 @@ namespace dslash {
 
 template <class Policy, class F>
 void parallel_for(std::string_view label, const Policy& policy, const F& f) {
-  detail::LaunchScope scope(label);
+  const detail::LaunchTimer timer(label);
   backend::parallel_for(policy, f);
+  timer.finish<typename Policy::execution_space>();
 }
 
 template <class Policy, class F, class T>
 void parallel_reduce(std::string_view label, const Policy& policy, const F& f, T& result) {
-  detail::LaunchScope scope(label);
+  const detail::LaunchTimer timer(label);
   backend::parallel_reduce(policy, f, result);
+  timer.finish<typename Policy::execution_space>();
 }
 
 }  // namespace dslash
