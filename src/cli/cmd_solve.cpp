@@ -56,7 +56,7 @@ struct SolveOptions {
   Coord dims{};
   bool random = false;
   std::uint64_t seed = 1;
-  double mass = 0, tol = 1e-10;
+  double mass = 0, tol = 1e-10, reliable_delta = SolverParams{}.reliable_delta;
   int maxiter = 1000, nrhs = 0, threads = 0;
   int print_every = -1;  // -1: not given (10 on a terminal, else none)
   bool profile = false;
@@ -182,7 +182,7 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
     // tolerance is the full one's times ||b|| / ||b_hat||.
     rec.scale = std::sqrt(op.norm2(b_hat) / (op.norm2(be) + op.norm2(bo)));
     const std::string what = "solve " + std::to_string(first / per_solve + 1) + "/" + std::to_string(b.size() / static_cast<std::size_t>(per_solve));
-    SolverParams params{.tolerance = o.tol / rec.scale, .max_iterations = o.maxiter};
+    SolverParams params{.tolerance = o.tol / rec.scale, .max_iterations = o.maxiter, .reliable_delta = o.reliable_delta};
     params.progress = progress(print_every, terminal, what, rec.scale);
     deep_copy(xe, Real(0));
     const std::int64_t precise0 = op.dslash_count(), sloppy0 = sloppy.dslash_count();
@@ -332,6 +332,9 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"double", "single", "mixed"}))->capture_default_str();
   add_real_option(*cmd, "--tol", o->tol, "stop when ||b - M x|| / ||b|| <= tol")->default_str("1e-10");
   add_int_option(*cmd, "--maxiter", o->maxiter, 1, 100000000, "iteration limit per solve")->default_str(std::to_string(o->maxiter));
+  add_real_option(*cmd, "--reliable-delta", o->reliable_delta,
+                  "recompute the true residual in the precise precision when the iterated one has fallen by this factor, in (0, 1)")
+      ->default_str("0.1");
   cmd->add_option("--kernel", o->kernel, "Dslash kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode"}))->capture_default_str();
   add_launch_options(*cmd, o->k);
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
@@ -353,6 +356,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     reject_simd_for_naive(o->kernel, o->k.simd);
     if (!(4 + o->mass > 0)) throw std::invalid_argument("--mass " + cmd->get_option("--mass")->as<std::string>() + ": 4 + m must be positive (the Wilson matrix's diagonal)");
     if (!(o->tol > 0)) throw std::invalid_argument("--tol must be positive");
+    if (!(o->reliable_delta > 0 && o->reliable_delta < 1)) throw std::invalid_argument("--reliable-delta must be in (0, 1)");
     if (o->threads > 0) {
       omp_set_num_threads(o->threads);
       warn_if_oversubscribed(o->threads);
@@ -445,7 +449,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
           {"lattice", g.extents()}, {"gauge", o->random ? "random, seed " + std::to_string(o->seed) : o->gauge},
           {"source", o->in.empty() ? o->source + (o->source == "random" ? ", seed " + std::to_string(o->seed) : "") : o->in},
           {"nrhs", n}, {"mass", o->mass}, {"solver", o->solver}, {"prec", o->prec}, {"tol", o->tol}, {"maxiter", o->maxiter},
-          {"reliable_delta", SolverParams{}.reliable_delta}, {"kernel", o->kernel}, {"dispatch", to_string(cfg.dispatch)},
+          {"reliable_delta", o->reliable_delta}, {"kernel", o->kernel}, {"dispatch", to_string(cfg.dispatch)},
           {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
           {"grid", o->mpi.grid.empty() ? "1.1.1.1" : o->mpi.grid}, {"ranks", mpi_world_size()},
           {"backend", o->backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
