@@ -58,8 +58,9 @@ class EvenOddWilson {
 
   // out = M_ee_hat in, or M_ee_hat^dagger in (in and out distinct even buffers).
   void apply(const vector_type& in, const vector_type& out, bool dagger = false) const;
-  // r = b - M_ee_hat x (r distinct from b and x): every solver's true residual.
-  void residual(const vector_type& b, const vector_type& x, const vector_type& r) const;
+  // r = b - M_ee_hat x (r distinct from b and x): every solver's true residual. Returns ||r||^2
+  // over the whole lattice, from the pass that writes r.
+  double residual(const vector_type& b, const vector_type& x, const vector_type& r) const;
   // b_hat = b_e + D_{e<-o} b_o / (2 (4 + m))
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)

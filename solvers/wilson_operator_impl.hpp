@@ -92,9 +92,9 @@ NormDot EvenOddWilson<Real, Space>::apply_norm2_dot(const vector_type& in, const
 }
 
 template <class Real, class Space>
-void EvenOddWilson<Real, Space>::residual(const vector_type& b, const vector_type& x, const vector_type& r) const {
+double EvenOddWilson<Real, Space>::residual(const vector_type& b, const vector_type& x, const vector_type& r) const {
   apply(x, r);
-  xpay(b, Real(-1), r);
+  return global_sum(axpby_norm2(Real(1), b, Real(-1), r));
 }
 
 template <class Real, class Space>
