@@ -26,8 +26,8 @@ namespace dslash {
 //   pairs (GPU)        re im re im ...                       chunk 1
 //   LayoutRight        [W lanes of re][W lanes of im] ...    chunk W
 //   LayoutLeft         [component 2k of every site][2k+1 ...] chunk blocks * sites * W
-// The BLAS sums over all of them, so the order does not matter. A chunk of a power of two reals (the
-// pairs, LayoutRight) needs no division, LayoutLeft's one (the layout's own arithmetic takes four).
+// The BLAS sums over all of them, so the order does not matter. A power-of-two chunk (the pairs,
+// LayoutRight) needs no division, LayoutLeft's needs one (the layout's own arithmetic takes four).
 struct PackedComplex {
   index_t sites = 0;  // outer sites of the buffer
   index_t blocks = 1, lanes = 1;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <iostream>
+#include <string>
 #include <vector>
 
 #include "dslash/lattice/gamma.hpp"
@@ -170,25 +171,45 @@ TEST(Blas, SpinorSlotsRealsAreTheIndexOfEachReal) {
     }
 }
 
-// For every tested configuration: a kernel whose input is even, two sets of Gaussian even fields x
-// and y (one per right-hand side), and the two packed in its layout.
+// For every tested configuration: a kernel whose input is even, one whose output is even (it
+// unpacks a result in the same packed layout), two sets of Gaussian even fields x and y (one per
+// right-hand side), and the two packed in that layout.
 template <class Check>
 void for_each_packed_pair(const Check& check) {
   const GaugeField<double> u = random_gauge(kFoldable, 2);
   for (DslashConfig c : configs()) {
     c.out = Subset::Odd;  // input: even fields
     const DslashKernel<double> k(u, c);
+    const DslashKernel<double> even_out(u, LocalHopping<double, HostSpace>::with(c, Subset::Even, false));
     const auto x = gaussians(kFoldable, Subset::Even, c.nrhs, 10), y = gaussians(kFoldable, Subset::Even, c.nrhs, 50);
     const auto px = k.allocate_spinors("x"), py = k.allocate_spinors("y");
     k.pack(x, px);
     k.pack(y, py);
-    check(u, c, k, x, y, px, py);
+    check(c, k, even_out, x, y, px, py);
   }
+}
+
+// Every complex number of the fields unpacked from `packed` equals expect(r, site, spin, colour)
+// (right-hand side r) to 1e-14; returns the fields.
+template <class Expect>
+std::vector<SpinorField<double>> expect_unpacked(const DslashKernel<double>& even_out, const DslashKernel<double>::spinor_view& packed,
+                                                 const Expect& expect, const std::string& what) {
+  std::vector<SpinorField<double>> got;
+  even_out.unpack(packed, got);
+  for (std::size_t r = 0; r < got.size(); ++r)
+    for (site_t i = 0; i < got[r].sites(); ++i)
+      for (int sp = 0; sp < 4; ++sp)
+        for (int col = 0; col < 3; ++col) {
+          const std::complex<double> e = expect(r, i, sp, col);
+          EXPECT_LT(std::abs(got[r](i, sp, col) - e), 1e-14 * (1 + std::abs(e))) << what << ", rhs " << r << ", site " << i;
+          if (::testing::Test::HasFailure()) return got;
+        }
+  return got;
 }
 
 // The packed inner product is the fields' own, in every layout (interleaved, SIMD lanes, component-major).
 TEST(Blas, ComplexDotIsTheFieldsInnerProduct) {
-  for_each_packed_pair([](const GaugeField<double>&, const DslashConfig& c, const DslashKernel<double>& k, const auto& a, const auto& b,
+  for_each_packed_pair([](const DslashConfig& c, const DslashKernel<double>& k, const DslashKernel<double>&, const auto& a, const auto& b,
                           const auto& pa, const auto& pb) {
     std::complex<double> expect = 0;
     double expect_norm = 0;
@@ -206,24 +227,11 @@ TEST(Blas, ComplexDotIsTheFieldsInnerProduct) {
 // Complex y = a x + b y on the packed buffers is the same on the fields, site by site, in every layout.
 TEST(Blas, ComplexAxpbyIsTheFieldsOwn) {
   const std::complex<double> a(0.75, -1.5), b(-0.25, 2.0);
-  for_each_packed_pair([&](const GaugeField<double>& u, const DslashConfig& c, const DslashKernel<double>& k, const auto& x, const auto& y,
+  for_each_packed_pair([&](const DslashConfig&, const DslashKernel<double>& k, const DslashKernel<double>& even_out, const auto& x, const auto& y,
                            const auto& px, const auto& py) {
     caxpby(packed_complex(k), a, px, b, py);
-    std::vector<SpinorField<double>> got;
-    const DslashKernel<double> unpacker(u, [&] {
-      DslashConfig e = c;
-      e.out = Subset::Even;  // output: even fields, the same packed layout
-      return e;
-    }());
-    unpacker.unpack(py, got);
-    for (int r = 0; r < c.nrhs; ++r)
-      for (site_t i = 0; i < got[0].sites(); ++i)
-        for (int sp = 0; sp < 4; ++sp)
-          for (int col = 0; col < 3; ++col) {
-            const std::size_t rr = static_cast<std::size_t>(r);
-            const std::complex<double> expect = a * x[rr](i, sp, col) + b * y[rr](i, sp, col);
-            ASSERT_LT(std::abs(got[rr](i, sp, col) - expect), 1e-14 * (1 + std::abs(expect))) << k.label() << " site " << i;
-          }
+    expect_unpacked(
+        even_out, py, [&](std::size_t r, site_t i, int sp, int col) { return a * x[r](i, sp, col) + b * y[r](i, sp, col); }, k.label());
   });
 }
 
@@ -231,45 +239,30 @@ TEST(Blas, ComplexAxpbyIsTheFieldsOwn) {
 // and y = a x + b y with ||y||^2 and <w, y> of the result (w = x, as for <s, t>, included).
 TEST(Blas, FusedComplexPassesAreTheFieldsOwn) {
   const std::complex<double> a(0.75, -1.5), b(-0.25, 2.0), c(1.25, 0.5);
-  for_each_packed_pair([&](const GaugeField<double>& u, const DslashConfig& cfg, const DslashKernel<double>& k, const auto& x, const auto& y,
+  for_each_packed_pair([&](const DslashConfig& cfg, const DslashKernel<double>& k, const DslashKernel<double>& even_out, const auto& x, const auto& y,
                            const auto& px, const auto& py) {
-    const DslashKernel<double> unpacker(u, [&] {
-      DslashConfig e = cfg;
-      e.out = Subset::Even;  // output: even fields, the same packed layout
-      return e;
-    }());
     const PackedComplex layout = packed_complex(k);
     const auto pz = k.allocate_spinors("z"), pw = k.allocate_spinors("w");
     const auto z = gaussians(kFoldable, Subset::Even, cfg.nrhs, 90);
     k.pack(z, pz);
     deep_copy(pw, py);  // y before the update
-    std::vector<SpinorField<double>> got;
 
     caxpbypcz(layout, a, px, b, py, c, pz);
-    unpacker.unpack(pz, got);
-    for (std::size_t r = 0; r < got.size(); ++r)
-      for (site_t i = 0; i < got[0].sites(); ++i)
-        for (int sp = 0; sp < 4; ++sp)
-          for (int col = 0; col < 3; ++col) {
-            const std::complex<double> expect = a * x[r](i, sp, col) + b * y[r](i, sp, col) + c * z[r](i, sp, col);
-            ASSERT_LT(std::abs(got[r](i, sp, col) - expect), 1e-14 * (1 + std::abs(expect))) << k.label() << " caxpbypcz, site " << i;
-          }
+    expect_unpacked(
+        even_out, pz, [&](std::size_t r, site_t i, int sp, int col) { return a * x[r](i, sp, col) + b * y[r](i, sp, col) + c * z[r](i, sp, col); },
+        k.label() + " caxpbypcz");
 
     k.pack(z, pz);  // z before the update
     for (const bool w_is_x : {false, true}) {
       deep_copy(py, pw);
       const auto& w_packed = w_is_x ? px : pz;
       const NormDot sums = caxpby_norm2_dot(layout, a, px, b, py, w_packed);
+      const auto got = expect_unpacked(
+          even_out, py, [&](std::size_t r, site_t i, int sp, int col) { return a * x[r](i, sp, col) + b * y[r](i, sp, col); },
+          k.label() + " caxpby_norm2_dot");
       std::complex<double> expect_dot = 0;
       double expect_norm = 0;
-      unpacker.unpack(py, got);
       for (std::size_t r = 0; r < got.size(); ++r) {
-        for (site_t i = 0; i < got[0].sites(); ++i)
-          for (int sp = 0; sp < 4; ++sp)
-            for (int col = 0; col < 3; ++col) {
-              const std::complex<double> expect = a * x[r](i, sp, col) + b * y[r](i, sp, col);
-              ASSERT_LT(std::abs(got[r](i, sp, col) - expect), 1e-14 * (1 + std::abs(expect))) << k.label() << " caxpby_norm2_dot, site " << i;
-            }
         expect_norm += norm2(got[r]);
         expect_dot += inner_product(w_is_x ? x[r] : z[r], got[r]);
       }
