@@ -15,8 +15,9 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
     const auto& r = updates.r_sloppy();
     const auto& x_s = updates.x_sloppy();
     const auto s = sloppy.allocate("cg_s"), p = sloppy.allocate("cg_p"), q = sloppy.allocate("cg_q");
-    // Each norm comes from the pass that writes its vector (blas.hpp): an iteration makes 15 passes
-    // over the vectors besides its four hops, not 18.
+    // Each norm comes from the pass that writes its vector, and x_s += alpha p waits for the pass
+    // that updates p (blas.hpp): an iteration makes 14 passes over the vectors besides its four
+    // hops, 18 unfused.
     double gamma = sloppy.apply_norm2(r, s, true);  // s = M^dagger r, the normal equations' residual
     deep_copy(p, s);
     while (updates.may_iterate()) {
@@ -24,13 +25,20 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
         result.breakdown = "M^dagger r is zero";
         break;
       }
-      const double alpha = gamma / sloppy.apply_norm2(p, q);  // q = M p
-      // x_s += alpha p, r -= alpha q
-      const double rr = sloppy.global_sum(axpy_axpy_norm2(static_cast<Sloppy>(alpha), p, x_s, static_cast<Sloppy>(-alpha), q, r));
+      const auto a = static_cast<Sloppy>(gamma / sloppy.apply_norm2(p, q));  // q = M p
+      const double rr = sloppy.global_sum(axpby_norm2(-a, q, Sloppy(1), r));  // r -= alpha q
+      // An update folds x_s into x now, so it needs this step's share first.
+      const bool x_deferred = !updates.update_due(rr);
+      if (!x_deferred) axpy(a, p, x_s);
       const reliable::Step step = updates.after_iteration(rr);  // may replace r by the recomputed residual
-      if (updates.done()) break;
+      if (updates.done()) {
+        if (x_deferred) axpy(a, p, x_s);
+        break;
+      }
       const double gamma_next = sloppy.apply_norm2(r, s, true);
-      xpay(s, static_cast<Sloppy>(step == reliable::Step::Restarted ? 0 : gamma_next / gamma), p);
+      const auto beta = static_cast<Sloppy>(step == reliable::Step::Restarted ? 0 : gamma_next / gamma);
+      if (x_deferred) axpy_xpay(a, p, x_s, s, beta);  // x_s += alpha p, p = s + beta p
+      else xpay(s, beta, p);
       gamma = gamma_next;
     }
   }

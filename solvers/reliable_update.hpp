@@ -58,14 +58,21 @@ class Updater {
   const sloppy_vector& r_sloppy() const { return r_sloppy_; }
   const sloppy_vector& x_sloppy() const { return x_sloppy_; }
 
+  // Whether after_iteration(r_sloppy_norm2) will update (fold x_s into x): a solver that defers its
+  // x_s increment to a later pass must make it before then.
+  bool update_due(double r_sloppy_norm2) const {
+    const double rel = std::sqrt(r_sloppy_norm2) / b_norm_;
+    return rel <= params_.tolerance || rel < params_.reliable_delta * std::max(max_since_update_, rel);
+  }
+
   // After each iteration, with ||r_s||^2: counts it, updates when due, records the history, and
   // reports progress.
   Step after_iteration(double r_sloppy_norm2) {
+    const bool update = update_due(r_sloppy_norm2);
     ++result_.iterations;
     const double rel = std::sqrt(r_sloppy_norm2) / b_norm_;
     result_.history.push_back(rel);
     max_since_update_ = std::max(max_since_update_, rel);
-    const bool update = rel <= params_.tolerance || rel < params_.reliable_delta * max_since_update_;
     if (update) {
       recompute();
       result_.reliable_updates.push_back({result_.iterations, relative_});

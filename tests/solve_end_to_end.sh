@@ -33,7 +33,7 @@ done
 solve vnode_mixed --in b.npy --prec mixed --tol 1e-10 --kernel vnode --dispatch mdrange --profile
 grep -q "^profile: the solve's " vnode_mixed.txt || fail "--profile: no profile line"
 grep -q "^  dslash_vnode_.*_f32_mdrange .* calls" vnode_mixed.txt || fail "--profile: no single-precision vnode Dslash line: $(cat vnode_mixed.txt)"
-grep -q "^  blas_axpy_axpy_norm2 .* calls" vnode_mixed.txt || fail "--profile: no CG update line"
+grep -q "^  blas_axpy_xpay .* calls" vnode_mixed.txt || fail "--profile: no CG update line"
 solve mrhs_mixed --in b8.npy --prec mixed --tol 1e-10 --kernel mrhs --simd sse2 --solver bicgstab
 solve naive_nrhs --in b8.npy --nrhs 8 --prec mixed --tol 1e-10 --reliable-delta 0.01
 grep -q "8 right-hand sides in one solve" mrhs_mixed.txt || fail "mrhs: not one solve of 8"

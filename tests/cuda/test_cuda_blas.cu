@@ -1,0 +1,166 @@
+// The solvers' BLAS passes on the GPU (solvers/blas.hpp: 16 bytes of reals a thread, in groups n/K
+// apart) against the same passes on the host (one real an index), each from the same inputs: the
+// buffers they write agree to a rounding of their precision (nvcc and the host compiler contract
+// a * x + b * y into FMAs differently); plain sums to double's rounding, sums of what a pass wrote
+// to a few roundings of its precision. Real passes run on a size that the group does not divide; complex
+// ones on the GPU's pairs and on a LayoutLeft-like chunk. Without a usable GPU they are skipped.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <complex>
+#include <limits>
+#include <vector>
+
+#include "dslash/core.hpp"
+#include "solvers/blas.hpp"
+
+namespace dslash {
+namespace {
+
+class CudaBlas : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const std::string why = cuda::unavailable_reason();
+    if (!why.empty()) GTEST_SKIP() << why;
+  }
+};
+
+template <class Real>
+using HostBuffer = View<Real, 1, LayoutRight, HostSpace>;
+template <class Real>
+using DeviceBuffer = View<Real, 1, LayoutRight, CudaSpace>;
+
+// n reals that differ from buffer to buffer (seed) and from element to element.
+template <class Real>
+HostBuffer<Real> values(std::size_t n, int seed) {
+  HostBuffer<Real> h("values", n);
+  for (std::size_t i = 0; i < n; ++i) h.data()[i] = static_cast<Real>(std::sin(0.37 * static_cast<double>(i) + seed) + 0.1 * seed);
+  return h;
+}
+
+template <class Real>
+DeviceBuffer<Real> on_device(const HostBuffer<Real>& h) {
+  DeviceBuffer<Real> d(h.label(), h.size());
+  deep_copy(d, h);
+  return d;
+}
+
+template <class Real>
+void expect_same(const HostBuffer<Real>& host, const DeviceBuffer<Real>& device, const char* what) {
+  const auto back = create_mirror_view(device);
+  deep_copy(back, device);
+  const double eps = sizeof(Real) == 4 ? 1e-6 : 1e-14;
+  for (std::size_t i = 0; i < host.size(); ++i) {
+    const double h = host.data()[i], d = back.data()[i];
+    ASSERT_NEAR(d, h, eps * (1 + std::abs(h))) << what << " at " << i;
+  }
+}
+
+// A sum of products of the same inputs: only the order of the double additions differs.
+// `scale` bounds the sum of the terms' magnitudes.
+void expect_sum(double device, double host, double scale, const char* what) { EXPECT_NEAR(device, host, 1e-12 * scale) << what; }
+// A sum over values the pass computed in Real: each may differ by a rounding of Real.
+template <class Real>
+void expect_fused_sum(double device, double host, double scale, const char* what) {
+  EXPECT_NEAR(device, host, 8 * std::numeric_limits<Real>::epsilon() * scale) << what;
+}
+
+// Three buffers with the same values on the host and on the GPU.
+template <class Real>
+struct Buffers {
+  HostBuffer<Real> hx, hy, hz;
+  DeviceBuffer<Real> dx, dy, dz;
+  explicit Buffers(std::size_t n)
+      : hx(values<Real>(n, 1)), hy(values<Real>(n, 2)), hz(values<Real>(n, 3)), dx(on_device(hx)), dy(on_device(hy)), dz(on_device(hz)) {}
+};
+
+template <class Real>
+void real_passes() {
+  const std::size_t n = 24 * 1000 + 3;  // no group size divides it
+  {
+    Buffers<Real> b(n);
+    axpby(Real(0.5), b.hx, Real(-1.25), b.hy);
+    axpby(Real(0.5), b.dx, Real(-1.25), b.dy);
+    expect_same(b.hy, b.dy, "axpby");
+  }
+  {
+    Buffers<Real> b(n);
+    const double h = axpby_norm2(Real(-2), b.hz, Real(0.75), b.hy), d = axpby_norm2(Real(-2), b.dz, Real(0.75), b.dy);
+    expect_same(b.hy, b.dy, "axpby_norm2");
+    expect_fused_sum<Real>(d, h, h, "axpby_norm2's sum");
+  }
+  {
+    Buffers<Real> b(n);
+    axpy_xpay(Real(0.25), b.dx, b.dz, b.dy, Real(1.5));
+    axpy_xpay(Real(0.25), b.hx, b.hz, b.hy, Real(1.5));
+    expect_same(b.hz, b.dz, "axpy_xpay's x");
+    expect_same(b.hx, b.dx, "axpy_xpay's p");
+  }
+  {
+    Buffers<Real> b(n);
+    expect_sum(re_dot(b.dx, b.dz), re_dot(b.hx, b.hz), std::sqrt(norm2(b.hx) * norm2(b.hz)), "re_dot");
+    fill(b.dx, Real(3));
+    fill(b.hx, Real(3));
+    expect_same(b.hx, b.dx, "fill");
+    HostBuffer<double> hw("w", n);
+    DeviceBuffer<double> dw("w", n);
+    convert_copy(b.hz, hw);
+    convert_copy(b.dz, dw);
+    expect_same(hw, dw, "convert_copy");
+  }
+}
+
+template <class Real>
+void complex_passes(const PackedComplex& c) {
+  const auto n = static_cast<std::size_t>(2 * c.count());
+  using C = std::complex<double>;
+  {
+    Buffers<Real> b(n);
+    const C d = dot(c, b.dx, b.dy), h = dot(c, b.hx, b.hy);
+    const double scale = std::sqrt(norm2(b.hx) * norm2(b.hy));
+    expect_sum(d.real(), h.real(), scale, "dot, real part");
+    expect_sum(d.imag(), h.imag(), scale, "dot, imaginary part");
+  }
+  {
+    Buffers<Real> b(n);
+    caxpby(c, C(0.5, -0.25), b.dx, C(-1, 0.5), b.dy);
+    caxpby(c, C(0.5, -0.25), b.hx, C(-1, 0.5), b.hy);
+    expect_same(b.hy, b.dy, "caxpby");
+  }
+  {
+    Buffers<Real> b(n);
+    caxpbypcz(c, C(1, 0), b.dx, C(0.3, 0.2), b.dy, C(-0.5, 1), b.dz);
+    caxpbypcz(c, C(1, 0), b.hx, C(0.3, 0.2), b.hy, C(-0.5, 1), b.hz);
+    expect_same(b.hz, b.dz, "caxpbypcz");
+  }
+  {
+    Buffers<Real> b(n);
+    const NormDot d = caxpby_norm2_dot(c, C(0.75, 0.1), b.dx, C(0.2, -1), b.dy, b.dz);
+    const NormDot h = caxpby_norm2_dot(c, C(0.75, 0.1), b.hx, C(0.2, -1), b.hy, b.hz);
+    expect_same(b.hy, b.dy, "caxpby_norm2_dot");
+    const double scale = std::sqrt(h.norm2 * norm2(b.hz));
+    expect_fused_sum<Real>(d.norm2, h.norm2, h.norm2, "caxpby_norm2_dot's norm");
+    expect_fused_sum<Real>(d.dot.real(), h.dot.real(), scale, "caxpby_norm2_dot's dot, real part");
+    expect_fused_sum<Real>(d.dot.imag(), h.dot.imag(), scale, "caxpby_norm2_dot's dot, imaginary part");
+  }
+}
+
+// The GPU work of each test lives in a free function: nvcc's extended lambdas may not sit in a
+// private member function such as GoogleTest's TestBody.
+TEST_F(CudaBlas, RealPassesMatchTheHost) {
+  real_passes<float>();
+  real_passes<double>();
+}
+
+TEST_F(CudaBlas, ComplexPassesMatchTheHost) {
+  PackedComplex pairs{.sites = 1000, .blocks = 1, .lanes = 1};
+  pairs.strides.pairs = true;
+  const PackedComplex left{.sites = 1000, .blocks = 1, .lanes = 1, .strides = {1, 1000, 1000}};
+  for (const PackedComplex& c : {pairs, left}) {
+    complex_passes<float>(c);
+    complex_passes<double>(c);
+  }
+}
+
+}  // namespace
+}  // namespace dslash
