@@ -13,6 +13,11 @@
 
 namespace dslash {
 
+namespace kernels {
+// Compiled in dslash_cuda_naive_f32.cu, with its own register budget.
+extern template void run_dslash<float, simd::SimtLane<float, 1>, false, Cuda>(const RunArgs<float>&);
+}  // namespace kernels
+
 namespace {
 
 template <class Real>

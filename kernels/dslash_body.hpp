@@ -57,7 +57,9 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 // read at run time, each neighbour needs 24 computed offsets, which spill on a CPU (mrhs AVX2: ~170
 // extra integer instructions per site, more than the projection's own loads and adds). Not site-major
 // (LayoutLeft), component e of every site is one array, site fastest: what a GPU warp coalesces.
-template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18>
+// StreamLinks: read the links evict-first (simd::load_once), for the GPU's naive team launch only
+// (for_each_site says why).
+template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false>
 struct DslashBody {
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
@@ -65,6 +67,7 @@ struct DslashBody {
   static constexpr int kLinkReals = Reals * kLinkLanes;   // one link, as stored (18, 12 or 8 components)
   static constexpr bool kSimt = simd::is_simt<Vec>;      // lanes are GPU threads, not a register
   static constexpr bool kPairs = kSimt && Folded;        // a lane's (re, im) adjacent: kernels/kernel_layout.hpp
+  static constexpr bool kGpuNaive = kSimt && W == 1;     // one site per GPU thread
   // Link prefetch was measured per vector width; see site.
   static constexpr bool kVector512 = W * sizeof(Real) >= 64 && !kSimt;
   using C = Complex<Vec>;
@@ -124,6 +127,8 @@ struct DslashBody {
       return (k & 1) != 0 ? z.im : z.re;
     } else if constexpr (Folded) {
       return Vec::load_aligned(lk + k * W * ls);
+    } else if constexpr (StreamLinks) {
+      return Vec(simd::load_once(lk + k * ls));
     } else {
       return Vec(lk[k * ls]);  // broadcast across the right-hand sides
     }
@@ -175,12 +180,20 @@ struct DslashBody {
     constexpr int Mu = H / 2, S = sign<Dagger, H>();
     C h[3];
     project_row<Mu, S, K>(h, psi, component_stride());
+    across_fold<H>(h, wraps);
+    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], link.row_times(r, h));
+  }
+
+  // The half spinor h of hop H as this site's lanes need it. `wraps`: the hop leaves the outer
+  // lattice (for a folded direction: it crosses the fold).
+  template <int H>
+  DSLASH_FORCE_INLINE void across_fold(C (&h)[3], bool wraps) const {
+    constexpr int Mu = H / 2;
     if constexpr (Folded && lane_bit<W>(Mu) >= 0) {
       if (wraps)  // the neighbour lives in the other virtual node: swap lanes across this fold
         for (C& z : h) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
     }
     if (wraps && a.halo[Mu]) drop_remote_lanes<H>(h);
-    for (int r = 0; r < 3; ++r) reconstruct_row<Mu, S, K>(acc[r], link.row_times(r, h));
   }
 
   // Direction Mu is split between domains: the lanes whose neighbour lies in another domain get
@@ -330,8 +343,22 @@ struct DslashBody {
   template <bool Dagger, int H>
   DSLASH_FORCE_INLINE void both_rows(C (&acc)[3][4], const Real* psi, bool wraps, const Real* links) const {
     const auto link = hop_link<H>(links);
-    half_hop<Dagger, H, 0>(acc, psi, wraps, link);
-    half_hop<Dagger, H, 1>(acc, psi, wraps, link);
+    if constexpr (kGpuNaive) {
+      // Naive on the GPU projects both spin rows first (12 registers), then reads each colour row of
+      // the link once and feeds both: no link element is live across the two spin rows. Without it
+      // the evict-first team launch (for_each_site) spilled 488 bytes a thread; with it, none
+      // (ptxas -v, single). mrhs and vnode keep the row-by-row order, in which their single
+      // precision runs 3 points of roofline faster (H100, 32^4, team).
+      constexpr int Mu = H / 2, S = sign<Dagger, H>();
+      C h[2][3];
+      spin_project<Mu, S>(h, psi, component_stride());
+      across_fold<H>(h[0], wraps);
+      across_fold<H>(h[1], wraps);
+      for (int r = 0; r < 3; ++r) reconstruct<Mu, S>(acc[r], {link.row_times(r, h[0]), link.row_times(r, h[1])});
+    } else {
+      half_hop<Dagger, H, 0>(acc, psi, wraps, link);
+      half_hop<Dagger, H, 1>(acc, psi, wraps, link);
+    }
   }
   // Hop H of block b at outer site x, its neighbour found here (the GPU's order).
   template <bool Dagger, int H>
@@ -393,13 +420,23 @@ struct DslashBody {
                      });
         break;
       case Dispatch::Team: {
+        // Naive on the GPU reads its links evict-first here, so the link stream (75% of the bytes,
+        // each read once) leaves the L2 to the neighbour spinors, which other sites read again.
+        // H100, tuned, % of roofline, without -> with the hint: 32^4 single 77.1 -> 80.6, double
+        // 80.0 -> 90.5; 48^4 single 77.8 -> 81.5, double 73.8 -> 82.0. The same hoisted loads without
+        // the hint (plain ld.global): 78.0, 85.4, 74.4, 75.5.
+        // Not in range and mdrange: those loads (asm, simd/simt.hpp) are hoisted far ahead of their
+        // use, which the team kernel holds in 248 registers and the others, with their index
+        // arithmetic, spill (naive single range 71 -> 51%); nor for mrhs (single team 43 -> 19%).
+        using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive>;
+        const TeamBody team_body(a);
         const index_t chunk = a.sites_per_team;
         parallel_for(a.label, TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m) {
           const index_t base = first + m.league_rank() * chunk;
           parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t i) {
             index_t x[4];
-            body.coords(i, x);
-            site_fn(body, i, x);
+            team_body.coords(i, x);
+            site_fn(team_body, i, x);
           });
         });
         break;

@@ -14,6 +14,10 @@ inline constexpr bool is_simt = false;
 // layout keeps (re, im) adjacent (kernels/kernel_layout.hpp).
 template <class Vec>
 DSLASH_INLINE_FUNCTION Complex<Vec> load_pair(const typename Vec::value_type* p);
+// SIMT only, defined in simd/simt.hpp: a real that the kernel reads once (a link), loaded so that
+// the GPU's L2 evicts it first.
+template <class Real>
+DSLASH_INLINE_FUNCTION Real load_once(const Real* p);
 template <class Vec>
 DSLASH_INLINE_FUNCTION void stream_store_pair(typename Vec::value_type* p, const Complex<Vec>& z);
 

@@ -126,6 +126,22 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_pair(const typename Vec::value_type* p)
   return {Vec(z.x), Vec(z.y)};
 }
 
+// A real the kernel reads once (a link): ld.global.cs, evict-first in L2. Not CUDA's __ldcs, whose
+// asm is volatile and pins every load in program order (ptxas then spilled 1.4 KiB a thread in the
+// naive kernel). This asm is not volatile: the compiler may move the loads, and hoists them far
+// ahead of their use (kernels/dslash_body.hpp, for_each_site, says where that pays).
+template <class Real>
+DSLASH_INLINE_FUNCTION Real load_once(const Real* p) {
+#if DSLASH_ON_DEVICE
+  Real r;
+  if constexpr (sizeof(Real) == 4) asm("ld.global.cs.f32 %0, [%1];" : "=f"(r) : "l"(p));
+  else asm("ld.global.cs.f64 %0, [%1];" : "=d"(r) : "l"(p));
+  return r;
+#else
+  return *p;
+#endif
+}
+
 // Streaming store of this thread's lane of a complex vector to p: evict-first, the output is not
 // read again by this kernel.
 template <class Vec>
