@@ -283,6 +283,14 @@ struct ComplexGroup {
       }
   }
 };
+
+// y = a x + b y at element j of the groups, a = (ar, ai) and b = (br, bi) complex.
+template <int K, class Real>
+DSLASH_INLINE_FUNCTION void caxpby_at(int j, Real ar, Real ai, Real br, Real bi, const ComplexGroup<K, Real>& x, ComplexGroup<K, Real>& y) {
+  const Real yr = y.re[j], yi = y.im[j];
+  y.re[j] = ar * x.re[j] - ai * x.im[j] + br * yr - bi * yi;
+  y.im[j] = ar * x.im[j] + ai * x.re[j] + br * yi + bi * yr;
+}
 }  // namespace blas_detail
 
 // <x, y> = sum conj(x) y over the complex numbers of a buffer of layout c.
@@ -319,11 +327,7 @@ void caxpby(const PackedComplex& c, std::complex<double> a, const View<Real, 1, 
     blas_detail::ComplexGroup<K, Real> xv, yv;
     xv.load(c, g, xp);
     yv.load(c, g, yp);
-    for (int j = 0; j < K; ++j) {
-      const Real yr = yv.re[j], yi = yv.im[j];
-      yv.re[j] = ar * xv.re[j] - ai * xv.im[j] + br * yr - bi * yi;
-      yv.im[j] = ar * xv.im[j] + ai * xv.re[j] + br * yi + bi * yr;
-    }
+    for (int j = 0; j < K; ++j) blas_detail::caxpby_at(j, ar, ai, br, bi, xv, yv);
     yv.store(c, g, yp);
   });
 }
@@ -379,9 +383,7 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
     yv.load(c, g, yp);
     wv.load(c, g, wp);
     for (int j = 0; j < K; ++j) {
-      const Real yr = yv.re[j], yi = yv.im[j];
-      yv.re[j] = ar * xv.re[j] - ai * xv.im[j] + br * yr - bi * yi;
-      yv.im[j] = ar * xv.im[j] + ai * xv.re[j] + br * yi + bi * yr;
+      blas_detail::caxpby_at(j, ar, ai, br, bi, xv, yv);
       const double dvr = yv.re[j], dvi = yv.im[j], dwr = wv.re[j], dwi = wv.im[j];
       acc[0] += dvr * dvr + dvi * dvi;
       acc[1] += dwr * dvr + dwi * dvi;
