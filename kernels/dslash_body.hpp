@@ -422,9 +422,9 @@ struct DslashBody {
       case Dispatch::Team: {
         // Naive on the GPU reads its links evict-first here, so the link stream (75% of the bytes,
         // each read once) leaves the L2 to the neighbour spinors, which other sites read again.
-        // H100, tuned, % of roofline, without -> with the hint: 32^4 single 77.1 -> 80.6, double
-        // 80.0 -> 90.5; 48^4 single 77.8 -> 81.5, double 73.8 -> 82.0. The same hoisted loads without
-        // the hint (plain ld.global): 78.0, 85.4, 74.4, 75.5.
+        // H100, tuned, % of roofline, without -> with the hint: 32^4 single 77.1 -> 79.0-80.6, double
+        // 80.0 -> 89.0-90.5; 48^4 single 77.8 -> 80.6-81.5, double 73.8 -> 80.9-82.0. The same hoisted
+        // loads without the hint (plain ld.global): 78.0, 85.4, 74.4, 75.5.
         // Not in range and mdrange: those loads (asm, simd/simt.hpp) are hoisted far ahead of their
         // use, which the team kernel holds in 248 registers and the others, with their index
         // arithmetic, spill (naive single range 71 -> 51%); nor for mrhs (single team 43 -> 19%).
