@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# The GPU host's runs behind docs/PERFORMANCE.md, in one command, for a host with nvcc but no
+# package registry. Here, once: `mkdir -p .carry && (cd .carry && apt-get download libxsimd-dev
+# libcli11-dev nlohmann-json3-dev)`; there, the .debs are unpacked into .carry/prefix, build/cuda
+# is configured (cuda preset, MPI when found) and built on every core, and each step named runs,
+# its JSON (and logs) written under $OUT (default: out/gpu_host):
+#   test   the whole suite: ctest --test-dir build/cuda
+#   bench  dslash bench --backend cuda, tuned, 32^4 and 48^4, single and double (compress 18)
+#   sweep  scripts/sweep.py over 8^4 .. 64^4, single and double
+#   solve  dslash solve --backend cuda: CG and BiCGStab, naive and vnode, double and mixed, 32^4,
+#          m = -1, to 1e-10; and CG vnode on all CPU cores
+#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve]     (none: test bench solve)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${OUT:-out/gpu_host}
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(test bench solve)
+for s in "${steps[@]}"; do
+  case "$s" in
+    test | bench | sweep | solve) ;;
+    *) echo "error: unknown step '$s' (try: test bench sweep solve)" >&2; exit 2 ;;
+  esac
+done
+command -v nvcc > /dev/null || { echo "error: no nvcc on the PATH: this script is for a host with CUDA" >&2; exit 2; }
+mkdir -p "$out"
+
+prefix=$PWD/.carry/prefix
+if ! compgen -G ".carry/*.deb" > /dev/null; then
+  echo "note: no .carry/*.deb: the libraries must already be installed" >&2
+elif [ ! -d "$prefix/usr" ]; then
+  for f in .carry/*.deb; do dpkg -x "$f" "$prefix"; done
+fi
+generator=()
+command -v ninja > /dev/null && generator=(-G Ninja)
+start=$(date +%s)
+[ -f build/cuda/CMakeCache.txt ] || cmake --preset cuda "${generator[@]}" -DCMAKE_PREFIX_PATH="$prefix/usr" > "$out/configure.log"
+cmake --build build/cuda -j "$(nproc)" > "$out/build.log" || { tail -30 "$out/build.log" >&2; exit 1; }
+echo "== built in $(( $(date +%s) - start )) s" >&2
+dslash=build/cuda/src/cli/dslash
+
+for s in "${steps[@]}"; do
+  case "$s" in
+    test)
+      (cd build/cuda && ctest -j "$(nproc)" --timeout 300) > "$out/ctest.log" 2>&1 && rc=0 || rc=$?
+      grep -E "tests passed|\(Failed\)|Timeout" "$out/ctest.log" >&2
+      [ "$rc" -eq 0 ] || exit "$rc" ;;
+    bench)
+      for lattice in 32x32x32x32 48x48x48x48; do
+        for prec in single double; do
+          "$dslash" bench --backend cuda --lattice "$lattice" --prec "$prec" --iters 20 --tile auto --team-size auto \
+            --json "$out/gpu_${lattice%%x*}_${prec}_c18.json" | tail -n 12
+        done
+      done ;;
+    sweep)
+      /usr/bin/python3 scripts/sweep.py --dslash "$dslash" --prec single double --iters 20 \
+        --lattices 8x8x8x8 12x12x12x12 16x16x16x16 24x24x24x24 32x32x32x32 40x40x40x40 48x48x48x48 56x56x56x56 64x64x64x64 \
+        --extra "--backend cuda --tile auto --team-size auto" --out "$out/gpu_sweep.json" ;;
+    solve)
+      for solver in cg bicgstab; do
+        for kernel in naive vnode; do
+          for prec in double mixed; do
+            "$dslash" solve --backend cuda --random --lattice 32x32x32x32 --seed 3 --mass -1.0 --solver "$solver" --kernel "$kernel" \
+              --prec "$prec" --tol 1e-10 --maxiter 20000 --json "$out/gpu_solve_${solver}_${kernel}_${prec}_m1.json" | grep -E "^(converged|dslash):"
+          done
+        done
+      done
+      for prec in double mixed; do
+        OMP_PROC_BIND=close OMP_PLACES=cores "$dslash" solve --random --lattice 32x32x32x32 --seed 3 --mass -1.0 --solver cg --kernel vnode \
+          --prec "$prec" --tol 1e-10 --maxiter 20000 --json "$out/cpu_solve_cg_vnode_${prec}_m1.json" | grep -E "^(converged|dslash):"
+      done ;;
+  esac
+done
+echo "== done in $(( $(date +%s) - start )) s; results in $out" >&2
