@@ -11,19 +11,14 @@
 #include <limits>
 #include <vector>
 
+#include "gpu_test.hpp"
 #include "dslash/core.hpp"
 #include "solvers/blas.hpp"
 
 namespace dslash {
 namespace {
 
-class CudaBlas : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const std::string why = cuda::unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << why;
-  }
-};
+class CudaBlas : public GpuTest<> {};
 
 template <class Real>
 using HostBuffer = View<Real, 1, LayoutRight, HostSpace>;

@@ -5,18 +5,13 @@
 
 #include <numeric>
 
+#include "gpu_test.hpp"
 #include "dslash/core.hpp"
 
 namespace dslash {
 namespace {
 
-class CudaCore : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const std::string why = cuda::unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << why;
-  }
-};
+class CudaCore : public GpuTest<> {};
 
 using DeviceCounts = View<int, 1, LayoutRight, CudaSpace>;
 

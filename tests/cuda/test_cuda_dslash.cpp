@@ -6,6 +6,7 @@
 
 #include <numeric>
 
+#include "gpu_test.hpp"
 #include "dslash/core/backend/cuda/space.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
@@ -31,13 +32,8 @@ void PrintTo(const GpuVariant& v, std::ostream* os) { *os << describe(v, " "); }
 // (single) or 4 (double) lanes, so those extents are multiples of 4.
 Geometry lattice_for(KernelFamily k) { return k == KernelFamily::Vnode ? Geometry({6, 8, 4, 12}) : Geometry({6, 10, 4, 14}); }
 
-class CudaDslash : public ::testing::TestWithParam<GpuVariant> {
+class CudaDslash : public GpuTest<::testing::TestWithParam<GpuVariant>> {
  protected:
-  void SetUp() override {
-    const std::string why = cuda::unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << why;
-  }
-
   template <class Real>
   void check(DslashConfig base) {
     const Geometry geom = lattice_for(base.kernel);
@@ -107,13 +103,7 @@ std::vector<GpuVariant> all_gpu_variants() {
 INSTANTIATE_TEST_SUITE_P(EveryVariant, CudaDslash, ::testing::ValuesIn(all_gpu_variants()),
                          [](const auto& param_info) { return describe(param_info.param, "_"); });
 
-class CudaLanes : public ::testing::Test {
- protected:
-  void SetUp() override {
-    const std::string why = cuda::unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << why;
-  }
-};
+class CudaLanes : public GpuTest<> {};
 
 // Grid's Test_simd: every permute level, lane by lane, against the lane-index rule i -> i ^ (1 << level).
 template <class Real>

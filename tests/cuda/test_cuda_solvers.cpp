@@ -8,6 +8,7 @@
 #include <ostream>
 #include <string>
 
+#include "gpu_test.hpp"
 #include "dslash/core/backend/cuda/space.hpp"
 #include "dslash/lattice/field_ops.hpp"
 #include "kernels/reference_dslash.hpp"
@@ -62,13 +63,7 @@ double solve_on_gpu(const GaugeField<double>& u, const SpinorField<double>& b, c
   return std::sqrt(norm2(mx) / norm2(b));
 }
 
-class CudaSolvers : public ::testing::TestWithParam<GpuSolve> {
- protected:
-  void SetUp() override {
-    const std::string why = cuda::unavailable_reason();
-    if (!why.empty()) GTEST_SKIP() << why;
-  }
-};
+class CudaSolvers : public GpuTest<::testing::TestWithParam<GpuSolve>> {};
 
 // Double and mixed reach a double-precision tolerance, checked with the reference operator; single
 // reaches what single precision can (1e-5) and stops at its floor below that.
