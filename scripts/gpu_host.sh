@@ -9,7 +9,10 @@
 #   sweep  scripts/sweep.py over 8^4 .. 64^4, single and double
 #   solve  dslash solve --backend cuda: CG and BiCGStab, naive and vnode, double and mixed, 32^4,
 #          m = -1, to 1e-10; and CG vnode on all CPU cores
-#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve]     (none: test bench solve)
+#   profile  Nsight Compute (ncu) on the best kernel, naive team, 32^4 and 48^4 single, 32^4 double:
+#          DRAM bytes, L2 hit rate, occupancy, registers (ncu locks the clocks and flushes the
+#          caches before the profiled launch: its times are not the bench's)
+#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve] [profile]     (none: test bench solve)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu_host}
@@ -17,11 +20,15 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(test bench solve)
 for s in "${steps[@]}"; do
   case "$s" in
-    test | bench | sweep | solve) ;;
-    *) echo "error: unknown step '$s' (try: test bench sweep solve)" >&2; exit 2 ;;
+    test | bench | sweep | solve | profile) ;;
+    *) echo "error: unknown step '$s' (try: test bench sweep solve profile)" >&2; exit 2 ;;
   esac
 done
 command -v nvcc > /dev/null || { echo "error: no nvcc on the PATH: this script is for a host with CUDA" >&2; exit 2; }
+if [[ " ${steps[*]} " == *" profile "* ]] && ! command -v ncu > /dev/null; then
+  echo "error: no ncu (Nsight Compute) on the PATH for the profile step" >&2
+  exit 2
+fi
 mkdir -p "$out"
 
 prefix=$PWD/.carry/prefix
@@ -67,6 +74,19 @@ for s in "${steps[@]}"; do
       for prec in double mixed; do
         OMP_PROC_BIND=close OMP_PLACES=cores "$dslash" solve --random --lattice 32x32x32x32 --seed 3 --mass -1.0 --solver cg --kernel vnode \
           --prec "$prec" --tol 1e-10 --maxiter 20000 --json "$out/cpu_solve_cg_vnode_${prec}_m1.json" | grep -E "^(converged|dslash):"
+      done ;;
+    profile)
+      # The third team launch of the run (two warm-up calls first), with the sections that say
+      # where a memory-bound kernel stands and the bytes DRAM really moved.
+      for case in 32x32x32x32:single 48x48x48x48:single 32x32x32x32:double; do
+        lattice=${case%%:*} prec=${case##*:}
+        ncu --kernel-name regex:team_for --launch-skip 2 --launch-count 1 \
+          --section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats \
+          --metrics dram__bytes_read.sum,dram__bytes_write.sum,lts__t_sector_hit_rate.pct,sm__warps_active.avg.pct_of_peak_sustained_active \
+          "$dslash" bench --backend cuda --kernel naive --dispatch team --team-size 32 --lattice "$lattice" --prec "$prec" --iters 3 \
+          > "$out/ncu_naive_team_${lattice%%x*}_${prec}.txt" 2>&1 || { tail -20 "$out/ncu_naive_team_${lattice%%x*}_${prec}.txt" >&2; exit 1; }
+        grep -E "dram__bytes|lts__t_sector_hit|warps_active|Registers Per|Achieved Occupancy|DRAM Throughput|Duration" \
+          "$out/ncu_naive_team_${lattice%%x*}_${prec}.txt" >&2
       done ;;
   esac
 done

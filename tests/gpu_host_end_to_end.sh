@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # scripts/gpu_host.sh refuses what it cannot run, in one line with exit 2, before building anything:
-# an unknown step, and a host without nvcc. (Its runs themselves are the GPU host's.)
+# an unknown step, a host without nvcc, and the profile step on a host without ncu. (Its runs themselves are the GPU host's.)
 set -uo pipefail
 script=$1
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -19,4 +19,8 @@ bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 ln -s "$(command -v dirname)" "$bin/dirname"
 expect_refusal "no nvcc on the PATH" env PATH="$bin" "$BASH" "$script" bench
-echo "gpu_host.sh: 2 refusals checked"
+# An nvcc (a stand-in that is never run) but no ncu: the profile step is refused before the build.
+printf '#!/bin/sh\nexit 1\n' > "$bin/nvcc"
+chmod +x "$bin/nvcc"
+expect_refusal "no ncu (Nsight Compute)" env PATH="$bin" "$BASH" "$script" profile
+echo "gpu_host.sh: 3 refusals checked"
