@@ -44,11 +44,13 @@ DSLASH_INLINE_FUNCTION Complex<V> add_unit(const Complex<V>& a, const Complex<V>
 
 // Complex component k (= 3*spin + colour) of the spinor whose component 0 is at p: (re, im) vectors
 // component_stride vectors apart, or with Pairs (vnode on the GPU) a lane's (re, im) adjacent
-// (kernels/kernel_layout.hpp).
-template <class Vec, bool Pairs = false, class Real>
+// (kernels/kernel_layout.hpp). Fetch256: one GPU thread a site, each load fetching its 256-byte
+// neighbourhood into L2 (simd::load_fetch_256b).
+template <class Vec, bool Pairs = false, bool Fetch256 = false, class Real>
 DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t component_stride) {
   constexpr index_t W = static_cast<index_t>(Vec::size);
   if constexpr (Pairs) return simd::load_pair<Vec>(p + 2 * k * component_stride * W);
+  else if constexpr (Fetch256) return {Vec(simd::load_fetch_256b(p + 2 * k * component_stride)), Vec(simd::load_fetch_256b(p + (2 * k + 1) * component_stride))};
   else return {Vec::load_aligned(p + 2 * k * component_stride * W), Vec::load_aligned(p + (2 * k + 1) * component_stride * W)};
 }
 
@@ -57,7 +59,8 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 // read at run time, each neighbour needs 24 computed offsets, which spill on a CPU (mrhs AVX2: ~170
 // extra integer instructions per site, more than the projection's own loads and adds). Not site-major
 // (LayoutLeft), component e of every site is one array, site fastest: what a GPU warp coalesces.
-// StreamLinks: read the links evict-first (simd::load_once), for the GPU's naive team launch only
+// StreamLinks: read the links evict-first (simd::load_once), and in single precision the neighbour
+// spinors with a 256-byte L2 fetch (simd::load_fetch_256b), for the GPU's naive team launch only
 // (for_each_site says why).
 template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false>
 struct DslashBody {
@@ -68,6 +71,7 @@ struct DslashBody {
   static constexpr bool kSimt = simd::is_simt<Vec>;      // lanes are GPU threads, not a register
   static constexpr bool kPairs = kSimt && Folded;        // a lane's (re, im) adjacent: kernels/kernel_layout.hpp
   static constexpr bool kGpuNaive = kSimt && W == 1;     // one site per GPU thread
+  static constexpr bool kFetchSpinors256 = StreamLinks && kGpuNaive && sizeof(Real) == 4;
   // Link prefetch was measured per vector width; see site.
   static constexpr bool kVector512 = W * sizeof(Real) >= 64 && !kSimt;
   using C = Complex<Vec>;
@@ -224,8 +228,8 @@ struct DslashBody {
     constexpr Projector P = kProjector[Mu];
     constexpr int A = K == 0 ? P.a0 : P.a1, Unit = K == 0 ? P.k0 : P.k1;
     for (int c = 0; c < 3; ++c)
-      h[c] = add_unit<S * Unit>(load_component<Vec, kPairs>(psi, 3 * K + c, component_stride),
-                                load_component<Vec, kPairs>(psi, 3 * A + c, component_stride));
+      h[c] = add_unit<S * Unit>(load_component<Vec, kPairs, kFetchSpinors256>(psi, 3 * K + c, component_stride),
+                                load_component<Vec, kPairs, kFetchSpinors256>(psi, 3 * A + c, component_stride));
   }
   template <int Mu, int S>
   DSLASH_FORCE_INLINE static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
@@ -424,7 +428,9 @@ struct DslashBody {
         // each read once) leaves the L2 to the neighbour spinors, which other sites read again.
         // H100, tuned, % of roofline, without -> with the hint: 32^4 single 77.1 -> 79.0-80.6, double
         // 80.0 -> 89.0-90.5; 48^4 single 77.8 -> 80.6-81.5, double 73.8 -> 80.9-82.0. The same hoisted
-        // loads without the hint (plain ld.global): 78.0, 85.4, 74.4, 75.5.
+        // loads without the hint (plain ld.global): 78.0, 85.4, 74.4, 75.5. In single it also reads
+        // the neighbour spinors with a 256-byte L2 fetch: 32^4 +0.2 and +1.7 points, 48^4 +1.5 (two
+        // rounds; in double -0.7, so not there).
         // Not in range and mdrange: those loads (asm, simd/simt.hpp) are hoisted far ahead of their
         // use, which the team kernel holds in 248 registers and the others, with their index
         // arithmetic, spill (naive single range 71 -> 51%); nor for mrhs (single team 43 -> 19%).

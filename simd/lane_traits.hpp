@@ -18,6 +18,9 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_pair(const typename Vec::value_type* p)
 // the GPU's L2 evicts it first.
 template <class Real>
 DSLASH_INLINE_FUNCTION Real load_once(const Real* p);
+// SIMT only, defined in simd/simt.hpp: a real whose 256-byte neighbourhood other threads read soon.
+template <class Real>
+DSLASH_INLINE_FUNCTION Real load_fetch_256b(const Real* p);
 template <class Vec>
 DSLASH_INLINE_FUNCTION void stream_store_pair(typename Vec::value_type* p, const Complex<Vec>& z);
 

@@ -142,6 +142,24 @@ DSLASH_INLINE_FUNCTION Real load_once(const Real* p) {
 #endif
 }
 
+// A real whose 256-byte neighbourhood other threads read soon (naive's neighbour spinors: a warp
+// reads 128 bytes of a component, the next warp the next 128): ld.global.L2::256B has the L2 fetch
+// the whole 256-byte block from DRAM on a miss. Non-volatile asm, as load_once. H100, tuned naive
+// team, two rounds: single 32^4 79.6, 78.8 -> 79.8, 80.5% of roofline, 48^4 80.3, 80.6 -> 82.1,
+// 82.0; double 89.3, 89.2 -> 88.6, 88.4 (so single only); on links alone it changed nothing, and as
+// every SIMT load it cost range, mdrange and mrhs 20-55 points (docs/data/h100host_gpu_l2_fetch_256b.json).
+template <class Real>
+DSLASH_INLINE_FUNCTION Real load_fetch_256b(const Real* p) {
+#if DSLASH_ON_DEVICE
+  Real r;
+  if constexpr (sizeof(Real) == 4) asm("ld.global.L2::256B.f32 %0, [%1];" : "=f"(r) : "l"(p));
+  else asm("ld.global.L2::256B.f64 %0, [%1];" : "=d"(r) : "l"(p));
+  return r;
+#else
+  return *p;
+#endif
+}
+
 // Streaming store of this thread's lane of a complex vector to p: evict-first, the output is not
 // read again by this kernel.
 template <class Vec>
