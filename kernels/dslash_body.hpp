@@ -62,7 +62,9 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 // StreamLinks: read the links evict-first (simd::load_once), and in single precision the neighbour
 // spinors with a 256-byte L2 fetch (simd::load_fetch_256b), for the GPU's naive team launch only
 // (for_each_site says why).
-template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false>
+// Xpay: the epilogue of RunArgs (out = a x + b D in, and its norm), for the even-odd operator's
+// second hop (DslashKernel::apply_xpay).
+template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, bool Xpay = false>
 struct DslashBody {
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
@@ -300,8 +302,9 @@ struct DslashBody {
     }
   }
 
+  // norm2: the epilogue's sum of squares (untouched without Xpay).
   template <bool Dagger>
-  DSLASH_INLINE_FUNCTION void site(index_t i, const index_t (&x)[4]) const {
+  DSLASH_INLINE_FUNCTION void site(index_t i, const index_t (&x)[4], double& norm2) const {
     const Real* links = site_links(i);
     if constexpr (kSimt) {
       // A GPU thread finds each neighbour just before its hop: with all eight found up front (as a
@@ -313,7 +316,7 @@ struct DslashBody {
         C acc[3][4];
         zero(acc);
         [&]<int... H>(std::integer_sequence<int, H...>) { (hop<Dagger, H>(acc, x, b, links), ...); }(std::make_integer_sequence<int, 8>{});
-        store(acc, i, b, false);
+        store(acc, i, b, false, norm2);
       }
       return;
     }
@@ -339,7 +342,7 @@ struct DslashBody {
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
         ((both_rows<Dagger, H>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
-      store(acc, i, b, boundary);
+      store(acc, i, b, boundary, norm2);
     }
   }
 
@@ -377,8 +380,31 @@ struct DslashBody {
       for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
   }
 
+  // The epilogue at output site i, block b: acc <- a x + b acc, and norm2 += ||acc||^2 (the site's
+  // 24 squares summed in Real, lane by lane; the sites in double).
+  DSLASH_FORCE_INLINE void xpay(C (&acc)[3][4], index_t i, int b, double& norm2) const {
+    const Real* x = a.xpay_x + (i * a.site_stride + b * a.block_stride) * W;
+    const Vec xa(a.xpay_a), xb(a.xpay_b);
+    Vec squares(Real(0));
+    for (int sp = 0; sp < 4; ++sp)
+      for (int r = 0; r < 3; ++r) {
+        const C xv = load_component<Vec, kPairs>(x, 3 * sp + r, component_stride());
+        C& z = acc[r][sp];
+        z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
+        squares = squares + z.re * z.re + z.im * z.im;
+      }
+    if constexpr (kSimt) {
+      norm2 += static_cast<double>(squares.v);  // this thread's lane; the reduction adds the others
+    } else {
+      alignas(64) Real lanes[W];
+      squares.store_aligned(lanes);
+      for (int l = 0; l < W; ++l) norm2 += static_cast<double>(lanes[l]);
+    }
+  }
+
   // The accumulator of output site i, block b: streamed out, or kept in cache for a boundary site.
-  DSLASH_FORCE_INLINE void store(const C (&acc)[3][4], index_t i, int b, bool boundary) const {
+  DSLASH_FORCE_INLINE void store(C (&acc)[3][4], index_t i, int b, bool boundary, double& norm2) const {
+    if constexpr (Xpay) xpay(acc, i, b, norm2);
     Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
     for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
       for (int r = 0; r < 3; ++r) {
@@ -398,30 +424,51 @@ struct DslashBody {
       }
   }
 
-  // Runs site_fn(body, i, x) over the launch's sites in the order of a.dispatch, on Exec. Each site
-  // is one index of vector length W on a GPU (W threads, one per lane), of vector length 1 on a CPU
-  // (the lanes are the register). site_fn is copied into the launch, so on a GPU it holds no host
-  // pointers: it gets the body to work with.
+  // A launch of f(index..., double& sum): with Xpay a parallel_reduce whose sum it returns, else a
+  // parallel_for (the sum a dead local).
+  template <class F>
+  struct WithoutSum {
+    F f;
+    template <class... I>
+    DSLASH_INLINE_FUNCTION void operator()(const I&... i) const {
+      double unused = 0;
+      f(i..., unused);
+    }
+  };
+  template <class Policy, class F>
+  double launch(const Policy& policy, const F& f) const {
+    double sum = 0;
+    if constexpr (Xpay) parallel_reduce(a.label, policy, f, sum);
+    else parallel_for(a.label, policy, WithoutSum<F>{f});
+    return sum;
+  }
+
+  // Runs site_fn(body, i, x, norm2) over the launch's sites in the order of a.dispatch, on Exec, and
+  // returns the sum of norm2 (the epilogue's; 0 without Xpay). Each site is one index of vector
+  // length W on a GPU (W threads, one per lane), of vector length 1 on a CPU (the lanes are the
+  // register). site_fn is copied into the launch, so on a GPU it holds no host pointers: it gets the
+  // body to work with.
   template <class Exec = DefaultExecutionSpace, class SiteFn>
-  void for_each_site(const SiteFn& site_fn) const {
+  double for_each_site(const SiteFn& site_fn) const {
     constexpr int kIndexLanes = kSimt ? W : 1;
     const DslashBody body = *this;
     const index_t first = first_site(), n = first + launch_sites(), x_ext = x_extent;
+    double norm2 = 0;
     switch (a.dispatch) {
       case Dispatch::Range:
-        parallel_for(a.label, RangePolicy<Exec>(first, n, kIndexLanes), DSLASH_LAMBDA(index_t i) {
+        norm2 = launch(RangePolicy<Exec>(first, n, kIndexLanes), DSLASH_LAMBDA(index_t i, double& sum) {
           index_t x[4];
           body.coords(i, x);
-          site_fn(body, i, x);
+          site_fn(body, i, x, sum);
         });
         break;
       case Dispatch::MDRange:
-        parallel_for(a.label, MDRangePolicy<4, Exec>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile, kIndexLanes),
-                     DSLASH_LAMBDA(index_t xi, index_t y, index_t z, index_t t) {
-                       index_t x[4];
-                       body.coords(xi, y, z, t, x);
-                       site_fn(body, xi + x_ext * (y + body.a.outer[1] * (z + body.a.outer[2] * t)), x);
-                     });
+        norm2 = launch(MDRangePolicy<4, Exec>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile, kIndexLanes),
+                       DSLASH_LAMBDA(index_t xi, index_t y, index_t z, index_t t, double& sum) {
+                         index_t x[4];
+                         body.coords(xi, y, z, t, x);
+                         site_fn(body, xi + x_ext * (y + body.a.outer[1] * (z + body.a.outer[2] * t)), x, sum);
+                       });
         break;
       case Dispatch::Team: {
         // Naive on the GPU reads its links evict-first here, so the link stream (75% of the bytes,
@@ -434,15 +481,15 @@ struct DslashBody {
         // Not in range and mdrange: those loads (asm, simd/simt.hpp) are hoisted far ahead of their
         // use, which the team kernel holds in 248 registers and the others, with their index
         // arithmetic, spill (naive single range 71 -> 51%); nor for mrhs (single team 43 -> 19%).
-        using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive>;
+        using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive, Xpay>;
         const TeamBody team_body(a);
         const index_t chunk = a.sites_per_team;
-        parallel_for(a.label, TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m) {
+        norm2 = launch(TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m, double& sum) {
           const index_t base = first + m.league_rank() * chunk;
           parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t i) {
             index_t x[4];
             team_body.coords(i, x);
-            site_fn(team_body, i, x);
+            site_fn(team_body, i, x, sum);
           });
         });
         break;
@@ -452,6 +499,7 @@ struct DslashBody {
 #pragma omp parallel
       simd::store_fence();  // streaming stores are weakly ordered: publish them before anyone reads
     }
+    return norm2;
   }
 };
 
@@ -459,16 +507,16 @@ struct DslashBody {
 template <bool Dagger>
 struct DslashSite {
   template <class Body>
-  DSLASH_INLINE_FUNCTION void operator()(const Body& body, index_t i, const index_t (&x)[4]) const {
-    body.template site<Dagger>(i, x);
+  DSLASH_INLINE_FUNCTION void operator()(const Body& body, index_t i, const index_t (&x)[4], double& norm2) const {
+    body.template site<Dagger>(i, x, norm2);
   }
 };
 
-template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, class Exec>
+template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, bool Xpay, class Exec>
 void launch_dslash(const RunArgs<Real>& args) {
-  const DslashBody<Real, Vec, Folded, SiteMajor, Reals> body(args);
-  if (args.dagger) body.template for_each_site<Exec>(DslashSite<true>{});
-  else body.template for_each_site<Exec>(DslashSite<false>{});
+  const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, Xpay> body(args);
+  const double norm2 = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
+  if constexpr (Xpay) *args.norm2 = norm2;
 }
 
 // Calls launch<SiteMajor, Reals>() for the layout and gauge compression of args: each is a template
@@ -490,8 +538,12 @@ void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch
 
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
-  // The GPU's layout is always component-major.
-  with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() { launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Exec>(args); });
+  // The GPU's layout is always component-major. The epilogue is a template parameter, as the layout:
+  // a run-time branch in the store cost the GPU 7-17 points of roofline (docs/performance/HISTORY.md).
+  with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() {
+    if (args.xpay_x != nullptr) launch_dslash<Real, Vec, Folded, SiteMajor, Reals, true, Exec>(args);
+    else launch_dslash<Real, Vec, Folded, SiteMajor, Reals, false, Exec>(args);
+  });
 }
 
 }  // namespace dslash::kernels

@@ -1,5 +1,6 @@
 #include "kernels/dslash_kernel.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "dslash/core.hpp"
@@ -249,6 +250,21 @@ void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& 
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
   runner_(run_args(in, out, t_begin, t_end));
+}
+
+template <class Real, class Space>
+double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const {
+  if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end())
+    throw std::invalid_argument(label_ + ": apply_xpay needs every direction on this process (its halo faces would be added after the epilogue)");
+  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  RunArgs<Real> args = run_args(in, out, 0, outer_t());
+  double norm2 = 0;
+  args.xpay_x = x.data();
+  args.xpay_a = a;
+  args.xpay_b = b;
+  args.norm2 = &norm2;
+  runner_(args);
+  return norm2;
 }
 
 template <class Real, class Space>

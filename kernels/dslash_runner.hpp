@@ -32,6 +32,11 @@ struct RunArgs {
   int team_size;
   index_t sites_per_team;
   const char* label;
+  // The epilogue (DslashKernel::apply_xpay), when xpay_x is set: out = xpay_a xpay_x + xpay_b D in,
+  // written in place of D in, and *norm2 = ||out||^2 (summed in double).
+  const Real* xpay_x;
+  Real xpay_a, xpay_b;
+  double* norm2;
 };
 
 template <class Real>

@@ -7,6 +7,7 @@
 // So EvenOddWilson and the solvers run unchanged on one process or many, and know nothing of MPI.
 #include <array>
 #include <complex>
+#include <optional>
 #include <span>
 
 #include "kernels/dslash_kernel.hpp"
@@ -25,6 +26,13 @@ class HoppingTerm {
   // result = D_{out<-neighbour(out)} in, or its dagger (on the GPU it may return before it is done:
   // Space::execution_space::fence() waits).
   virtual void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const = 0;
+  // result = a x + b D in, with ||result||^2 on this process, in one pass where the hopping term can
+  // (DslashKernel::apply_xpay); nullopt, with nothing done, where it cannot (halo faces to add).
+  virtual std::optional<double> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
+                                           const vector_type& result) const {
+    (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result;
+    return std::nullopt;
+  }
   // Partial sums computed on this process -> the sums over every process, in place, in the same
   // order on every call.
   virtual void sum(std::span<double> partials) const { (void)partials; }
@@ -44,6 +52,10 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
     return kernels_[static_cast<std::size_t>((out == Subset::Even ? 0 : 2) + (dagger ? 1 : 0))];
   }
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override { kernel(out, dagger).apply(in, result); }
+  std::optional<double> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
+                                   const vector_type& result) const override {
+    return kernel(out, dagger).apply_xpay(in, a, x, b, result);
+  }
 
   static DslashConfig with(DslashConfig c, Subset out, bool dagger) {
     c.out = out;

@@ -21,6 +21,7 @@
 #include <complex>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -86,8 +87,12 @@ class EvenOddWilson {
   const DslashKernel<Real, Space>& d_eo() const { return hopping_->kernel(Subset::Even, false); }
   const DslashKernel<Real, Space>& kernel(Subset parity) const { return hopping_->kernel(parity, false); }
   void two_hops(const vector_type& in, const vector_type& out, bool dagger) const;
-  // D_{out<-in} in (or its dagger), counted and timed.
+  // out = M_ee_hat in (or its dagger), returning ||out||^2 on this process when want_norm2 (else 0).
+  double apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2) const;
+  // D_{out<-in} in (or its dagger), counted and timed; hop_xpay: a x + b D in with its norm, where
+  // the hopping term fuses them (else nullopt, nothing done).
   void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
+  std::optional<double> hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result) const;
 
   double mass_;
   std::shared_ptr<const HoppingTerm<Real, Space>> hopping_;

@@ -70,18 +70,30 @@ void EvenOddWilson<Real, Space>::two_hops(const vector_type& in, const vector_ty
   hop(Subset::Even, dagger, odd_scratch_, out);
 }
 
+// The last pass, out = (4 + m) in - D D in / (4 (4 + m)), rides in the second hop where the hopping
+// term can fuse it (one process): that saves a pass over three vectors (two with its norm), 3 of
+// the 14 of a CG iteration. Under MPI the halo faces complete the second hop after its kernel, so
+// the pass stays a BLAS one.
+template <class Real, class Space>
+double EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2) const {
+  const double a = 4 + mass_;
+  const Real ca = static_cast<Real>(a), cb = static_cast<Real>(-1 / (4 * a));
+  hop(Subset::Odd, dagger, in, odd_scratch_);
+  if (const std::optional<double> norm2 = hop_xpay(Subset::Even, dagger, odd_scratch_, ca, in, cb, out)) return *norm2;
+  hop(Subset::Even, dagger, odd_scratch_, out);
+  if (want_norm2) return axpby_norm2(ca, in, cb, out);
+  axpby(ca, in, cb, out);
+  return 0;
+}
+
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::apply(const vector_type& in, const vector_type& out, bool dagger) const {
-  const double a = 4 + mass_;
-  two_hops(in, out, dagger);
-  axpby(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out);
+  apply_here(in, out, dagger, false);
 }
 
 template <class Real, class Space>
 double EvenOddWilson<Real, Space>::apply_norm2(const vector_type& in, const vector_type& out, bool dagger) const {
-  const double a = 4 + mass_;
-  two_hops(in, out, dagger);
-  return global_sum(axpby_norm2(static_cast<Real>(a), in, static_cast<Real>(-1 / (4 * a)), out));
+  return global_sum(apply_here(in, out, dagger, true));
 }
 
 template <class Real, class Space>
@@ -140,6 +152,18 @@ void EvenOddWilson<Real, Space>::hop(Subset out, bool dagger, const vector_type&
   Space::execution_space::fence();  // a GPU launch returns before the kernel ends
   dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   ++dslash_count_;
+}
+
+template <class Real, class Space>
+std::optional<double> EvenOddWilson<Real, Space>::hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
+                                                           const vector_type& result) const {
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::optional<double> norm2 = hopping_->apply_xpay(out, dagger, in, a, x, b, result);  // returns after the kernel (its sum)
+  if (norm2) {
+    dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++dslash_count_;
+  }
+  return norm2;
 }
 
 template <class To, class From, class Space>

@@ -17,6 +17,7 @@
 #include "kernels/reference_dslash.hpp"
 #include "kernel_variant.hpp"
 #include "test_support.hpp"
+#include "xpay_check.hpp"
 
 namespace dslash {
 namespace {
@@ -227,6 +228,40 @@ TEST_P(DslashKernels, TrafficProbeReadsEveryNeighbourAndWritesEveryOutput) {
   };
   if (GetParam().single) run(float{});
   else run(double{});
+}
+
+// The even-odd operator's epilogue in the kernel: a x + b D in and its norm, against the same
+// kernel's D in (tests/xpay_check.hpp), on a checkerboard and on the full lattice.
+TEST_P(DslashKernels, XpayEpilogueIsAXPlusBDslashWithItsNorm) {
+  const auto run = [&]<class Real>(Real) {
+    Fixture<Real>& f = fixture<Real>();
+    for (const auto& [out, dagger] : {std::pair{Subset::Even, false}, std::pair{Subset::Odd, true}, std::pair{Subset::Full, false}}) {
+      DslashConfig cfg = config();
+      cfg.out = out;
+      cfg.dagger = dagger;
+      if (out == Subset::Full) cfg.layout = SpinorLayout::Left;
+      if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = 2 * simd_lanes(cfg.isa, sizeof(Real));
+      test::expect_xpay_epilogue(DslashKernel<Real>(f.u, cfg), 700);
+    }
+  };
+  if (GetParam().single) run(float{});
+  else run(double{});
+}
+
+// The epilogue would run before the halo faces complete the output: refused, not wrong.
+TEST(DslashKernelValidation, XpayEpilogueIsRefusedWithHaloDirections) {
+  GaugeField<double> u(kLattice);
+  fill_random_su3(u, 5);
+  DslashConfig cfg;
+  cfg.halo = {false, false, false, true};
+  const DslashKernel<double> d(u, cfg);
+  const auto v = d.allocate_spinors("v");
+  try {
+    d.apply_xpay(v, 1.0, v, 1.0, d.allocate_spinors("out"));
+    FAIL() << "apply_xpay ran with a halo direction";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("apply_xpay needs every direction on this process"), std::string::npos) << e.what();
+  }
 }
 
 // A failing line names its variant in words, not as the struct's bytes.

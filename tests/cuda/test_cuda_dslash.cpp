@@ -11,6 +11,7 @@
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
 #include "test_support.hpp"
+#include "xpay_check.hpp"
 
 namespace dslash {
 namespace {
@@ -80,6 +81,26 @@ class CudaDslash : public GpuTest<::testing::TestWithParam<GpuVariant>> {
 TEST_P(CudaDslash, AgreesWithTheReference) {
   if (GetParam().single) check<float>(config());
   else check<double>(config());
+}
+
+// The even-odd operator's epilogue in the kernel, a x + b D in with its norm summed on the GPU,
+// against the same kernel's D in (tests/xpay_check.hpp).
+TEST_P(CudaDslash, XpayEpilogueIsAXPlusBDslashWithItsNorm) {
+  const auto run = [&]<class Real>(Real) {
+    const Geometry geom = lattice_for(GetParam().kernel);
+    GaugeField<double> ud(geom);
+    fill_random_su3(ud, 23);
+    const GaugeField<Real> u = convert_precision<Real>(ud);
+    for (const auto& [out, dagger] : {std::pair{Subset::Even, false}, std::pair{Subset::Odd, true}, std::pair{Subset::Full, false}}) {
+      DslashConfig cfg = config();
+      cfg.out = out;
+      cfg.dagger = dagger;
+      if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = 2 * simd_lanes(SimdIsa::Simt, sizeof(Real));
+      test::expect_xpay_epilogue(DslashKernel<Real, CudaSpace>(u, cfg), 900);
+    }
+  };
+  if (GetParam().single) run(float{});
+  else run(double{});
 }
 
 TEST_P(CudaDslash, DefaultTilesAndTeamsToo) {
