@@ -97,8 +97,11 @@ void parallel_reduce(const TeamPolicy<OpenMP>& p, const F& f, T& result) {
   const int nthreads = std::max(1, max_threads / p.team_size()) * p.team_size();
   std::vector<T> partials(static_cast<std::size_t>(nthreads), Sum<T>::identity());
   openmp_detail::run_teams(p, max_threads, [&](const TeamMember& m) {
-    T& mine = partials[static_cast<std::size_t>(omp_get_thread_num())];
-    f(m, mine);
+    // Each team sums into a local and adds it once: the partials share cache lines, and a functor
+    // that adds per index (the Dslash epilogue's norm, per site) would bounce them between cores.
+    T local = Sum<T>::identity();
+    f(m, local);
+    Sum<T>::join(partials[static_cast<std::size_t>(omp_get_thread_num())], local);
   });
   result = openmp_detail::join_partials(partials);
 }
