@@ -540,9 +540,13 @@ template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace
 void run_dslash(const RunArgs<Real>& args) {
   // The GPU's layout is always component-major. The epilogue is a template parameter, as the layout:
   // a run-time branch in the store cost the GPU 7-17 points of roofline (docs/performance/HISTORY.md).
+  // It is built for whole links only (the solvers' operator; DslashKernel::fuses_xpay): with the
+  // compressed ones too it doubled the kernel build and stalled the sanitizer preset.
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() {
-    if (args.xpay_x != nullptr) launch_dslash<Real, Vec, Folded, SiteMajor, Reals, true, Exec>(args);
-    else launch_dslash<Real, Vec, Folded, SiteMajor, Reals, false, Exec>(args);
+    if constexpr (Reals == 18) {
+      if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, true, Exec>(args);
+    }
+    launch_dslash<Real, Vec, Folded, SiteMajor, Reals, false, Exec>(args);
   });
 }
 

@@ -256,6 +256,8 @@ template <class Real, class Space>
 double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const {
   if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end())
     throw std::invalid_argument(label_ + ": apply_xpay needs every direction on this process (its halo faces would be added after the epilogue)");
+  if (cfg_.compress != 18)
+    throw std::invalid_argument(label_ + ": apply_xpay needs whole links (18 reals); this kernel stores " + std::to_string(cfg_.compress));
   if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
   RunArgs<Real> args = run_args(in, out, 0, outer_t());
   double norm2 = 0;
@@ -265,6 +267,11 @@ double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, cons
   args.norm2 = &norm2;
   runner_(args);
   return norm2;
+}
+
+template <class Real, class Space>
+bool DslashKernel<Real, Space>::fuses_xpay() const {
+  return cfg_.compress == 18 && std::find(cfg_.halo.begin(), cfg_.halo.end(), true) == cfg_.halo.end();
 }
 
 template <class Real, class Space>

@@ -83,9 +83,13 @@ class DslashKernel {
   void apply(const spinor_view& in, const spinor_view& out) const;
   // out = a x + b D in in one pass (QUDA's Dslash with xpay; x in the output's layout), returning
   // ||out||^2 summed in double over this process's sites: the even-odd operator's last pass fused
-  // into its second hop. Waits for the GPU (the sum comes back to the host). Only on a kernel with
-  // no halo directions: throws std::invalid_argument on one whose faces are completed later.
+  // into its second hop. Waits for the GPU (the sum comes back to the host). Only where
+  // fuses_xpay(): throws std::invalid_argument on a kernel whose faces are completed later or whose
+  // links are compressed.
   double apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const;
+  // Whether apply_xpay can run here: no halo directions, and whole links (18 reals; the epilogue
+  // is built for those alone, kernels/dslash_body.hpp).
+  bool fuses_xpay() const;
   // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
   // the MPI layer computes the interior in slabs and lets messages progress between them.
   void apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;

@@ -27,7 +27,8 @@ class HoppingTerm {
   // Space::execution_space::fence() waits).
   virtual void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const = 0;
   // result = a x + b D in, with ||result||^2 on this process, in one pass where the hopping term can
-  // (DslashKernel::apply_xpay); nullopt, with nothing done, where it cannot (halo faces to add).
+  // (DslashKernel::apply_xpay); nullopt, with nothing done, where it cannot (halo faces to add,
+  // compressed links).
   virtual std::optional<double> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
                                            const vector_type& result) const {
     (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result;
@@ -54,7 +55,9 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override { kernel(out, dagger).apply(in, result); }
   std::optional<double> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
                                    const vector_type& result) const override {
-    return kernel(out, dagger).apply_xpay(in, a, x, b, result);
+    const DslashKernel<Real, Space>& k = kernel(out, dagger);
+    if (!k.fuses_xpay()) return std::nullopt;  // compressed links: the BLAS pass
+    return k.apply_xpay(in, a, x, b, result);
   }
 
   static DslashConfig with(DslashConfig c, Subset out, bool dagger) {

@@ -38,13 +38,16 @@ GaugeField<double> random_gauge(const Geometry& g, std::uint64_t seed) {
   return u;
 }
 
-// The configurations the operator is tested with: scalar naive, and the SIMD families in both layouts.
+// The configurations the operator is tested with: scalar naive, and the SIMD families in both
+// layouts; the last with compressed links, whose kernels have no epilogue (M_ee_hat's last pass
+// stays a BLAS one).
 std::vector<DslashConfig> configs() {
   const SimdIsa isa = best_isa();
   const int lanes = simd_lanes(isa, sizeof(double));
   return {{.kernel = KernelFamily::Naive},
           {.kernel = KernelFamily::Mrhs, .dispatch = Dispatch::Team, .isa = isa, .nrhs = lanes},
-          {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::MDRange, .isa = isa, .layout = SpinorLayout::Left}};
+          {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::MDRange, .isa = isa, .layout = SpinorLayout::Left},
+          {.kernel = KernelFamily::Vnode, .isa = isa, .compress = 12}};
 }
 
 std::vector<SpinorField<double>> gaussians(const Geometry& g, Subset subset, int n, std::uint64_t seed) {
@@ -657,6 +660,10 @@ TEST(MixedBicgstab, MeetsDoublePrecisionTolerances) {
 // updates pass between them through the layouts' slots (convert()).
 TEST(MixedCgnr, SolvesWithTheVnodeKernel) {
   expect_mixed_solves(Method::Cgnr, kFoldable, configs()[2], 1e-10, "mixed CGNR, vnode");
+}
+
+TEST(MixedCgnr, SolvesWithCompressedLinks) {
+  expect_mixed_solves(Method::Cgnr, kFoldable, configs()[3], 1e-10, "mixed CGNR, vnode, 12 reals a link");
 }
 
 TEST(MixedBicgstab, SolvesWithTheVnodeKernel) {

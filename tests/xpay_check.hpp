@@ -8,6 +8,8 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include "dslash/lattice/field_ops.hpp"
@@ -52,6 +54,19 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
     EXPECT_LT(relative_difference(fused_out[k], expect), tolerance) << d.label() << " " << to_string(d.out_subset()) << " rhs " << r;
   }
   EXPECT_NEAR(norm2, expect_norm2, tolerance * expect_norm2) << d.label() << " " << to_string(d.out_subset());
+}
+
+// A kernel that cannot fuse the epilogue says so (fuses_xpay) and refuses it with `reason`, writing nothing.
+template <class Real, class Space>
+void expect_xpay_refused(const DslashKernel<Real, Space>& d, const std::string& reason) {
+  EXPECT_FALSE(d.fuses_xpay()) << d.label();
+  const auto v = d.allocate_spinors("xpay_refused");
+  try {
+    d.apply_xpay(v, Real(1), v, Real(1), d.allocate_spinors("xpay_refused_out"));
+    ADD_FAILURE() << d.label() << ": apply_xpay ran";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace dslash::test
