@@ -126,39 +126,38 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_pair(const typename Vec::value_type* p)
   return {Vec(z.x), Vec(z.y)};
 }
 
-// A real the kernel reads once (a link): ld.global.cs, evict-first in L2. Not CUDA's __ldcs, whose
-// asm is volatile and pins every load in program order (ptxas then spilled 1.4 KiB a thread in the
-// naive kernel). This asm is not volatile: the compiler may move the loads, and hoists them far
-// ahead of their use (kernels/dslash_body.hpp, for_each_site, says where that pays).
-template <class Real>
-DSLASH_INLINE_FUNCTION Real load_once(const Real* p) {
+// A plain global load of one float or double through `ld.global.<Qualifier>`, as non-volatile asm:
+// the compiler may move it, and hoists such loads far ahead of their use (kernels/dslash_body.hpp,
+// for_each_site, says where that pays). CUDA's own __ldcs is volatile asm, which pins every load in
+// program order (ptxas then spilled 1.4 KiB a thread in the naive kernel). The qualifier is pasted
+// into the instruction's text, so each load is a function of its own.
 #if DSLASH_ON_DEVICE
-  Real r;
-  if constexpr (sizeof(Real) == 4) asm("ld.global.cs.f32 %0, [%1];" : "=f"(r) : "l"(p));
-  else asm("ld.global.cs.f64 %0, [%1];" : "=d"(r) : "l"(p));
-  return r;
+#define DSLASH_QUALIFIED_LOAD(name, qualifier)                                         \
+  template <class Real>                                                                \
+  DSLASH_INLINE_FUNCTION Real name(const Real* p) {                                    \
+    Real r;                                                                            \
+    if constexpr (sizeof(Real) == 4) asm("ld.global." qualifier ".f32 %0, [%1];" : "=f"(r) : "l"(p)); \
+    else asm("ld.global." qualifier ".f64 %0, [%1];" : "=d"(r) : "l"(p));             \
+    return r;                                                                          \
+  }
 #else
-  return *p;
+#define DSLASH_QUALIFIED_LOAD(name, qualifier) \
+  template <class Real>                        \
+  DSLASH_INLINE_FUNCTION Real name(const Real* p) { return *p; }
 #endif
-}
+
+// A real the kernel reads once (a link): ld.global.cs, evict-first in L2.
+DSLASH_QUALIFIED_LOAD(load_once, "cs")
 
 // A real whose 256-byte neighbourhood other threads read soon (naive's neighbour spinors: a warp
 // reads 128 bytes of a component, the next warp the next 128): ld.global.L2::256B has the L2 fetch
-// the whole 256-byte block from DRAM on a miss. Non-volatile asm, as load_once. H100, tuned naive
-// team, two rounds: single 32^4 79.6, 78.8 -> 79.8, 80.5% of roofline, 48^4 80.3, 80.6 -> 82.1,
-// 82.0; double 89.3, 89.2 -> 88.6, 88.4 (so single only); on links alone it changed nothing, and as
-// every SIMT load it cost range, mdrange and mrhs 20-55 points (docs/data/h100host_gpu_l2_fetch_256b.json).
-template <class Real>
-DSLASH_INLINE_FUNCTION Real load_fetch_256b(const Real* p) {
-#if DSLASH_ON_DEVICE
-  Real r;
-  if constexpr (sizeof(Real) == 4) asm("ld.global.L2::256B.f32 %0, [%1];" : "=f"(r) : "l"(p));
-  else asm("ld.global.L2::256B.f64 %0, [%1];" : "=d"(r) : "l"(p));
-  return r;
-#else
-  return *p;
-#endif
-}
+// the whole 256-byte block from DRAM on a miss. H100, tuned naive team, two rounds: single 32^4
+// 79.6, 78.8 -> 79.8, 80.5% of roofline, 48^4 80.3, 80.6 -> 82.1, 82.0; double 89.3, 89.2 -> 88.6,
+// 88.4 (so single only); on links alone it changed nothing, and as every SIMT load it cost range,
+// mdrange and mrhs 20-55 points (docs/data/h100host_gpu_l2_fetch_256b.json).
+DSLASH_QUALIFIED_LOAD(load_fetch_256b, "L2::256B")
+
+#undef DSLASH_QUALIFIED_LOAD
 
 // Streaming store of this thread's lane of a complex vector to p: evict-first, the output is not
 // read again by this kernel.
