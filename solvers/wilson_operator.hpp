@@ -93,6 +93,10 @@ class EvenOddWilson {
   // the hopping term fuses them (else nullopt, nothing done).
   void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
   std::optional<double> hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result) const;
+  // Runs a hopping-term call that returns once its kernel has ended and whether it ran; a call that
+  // ran counts as one Dslash application and adds its time.
+  template <class Call>
+  auto counted(const Call& call) const;
 
   double mass_;
   std::shared_ptr<const HoppingTerm<Real, Space>> hopping_;

@@ -146,24 +146,31 @@ NormDot EvenOddWilson<Real, Space>::global_sum(NormDot partial) const {
 }
 
 template <class Real, class Space>
-void EvenOddWilson<Real, Space>::hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const {
+template <class Call>
+auto EvenOddWilson<Real, Space>::counted(const Call& call) const {
   const auto t0 = std::chrono::steady_clock::now();
-  hopping_->apply(out, dagger, in, result);
-  Space::execution_space::fence();  // a GPU launch returns before the kernel ends
-  dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  ++dslash_count_;
+  const auto ran = call();
+  if (ran) {
+    dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    ++dslash_count_;
+  }
+  return ran;
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const {
+  counted([&] {
+    hopping_->apply(out, dagger, in, result);
+    Space::execution_space::fence();  // a GPU launch returns before the kernel ends
+    return true;
+  });
 }
 
 template <class Real, class Space>
 std::optional<double> EvenOddWilson<Real, Space>::hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
                                                            const vector_type& result) const {
-  const auto t0 = std::chrono::steady_clock::now();
-  const std::optional<double> norm2 = hopping_->apply_xpay(out, dagger, in, a, x, b, result);  // returns after the kernel (its sum)
-  if (norm2) {
-    dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    ++dslash_count_;
-  }
-  return norm2;
+  // Returns after the kernel (its sum comes back to the host).
+  return counted([&] { return hopping_->apply_xpay(out, dagger, in, a, x, b, result); });
 }
 
 template <class To, class From, class Space>
