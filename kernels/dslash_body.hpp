@@ -280,9 +280,13 @@ struct DslashBody {
   DSLASH_INLINE_FUNCTION const Real* spinor(index_t site, int b) const { return a.in + (site * a.site_stride + b * a.block_stride) * W; }
 
   // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
-  // site's now (Intel AVX-512 device, 32^4: vnode 15% slower without). On AVX2 the hardware prefetcher
-  // follows them alone, and asking for 72 lines per vnode site only tied up the miss buffers (AMD
-  // Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
+  // site's now, where they fit the last-level cache (a.prefetch_links, DslashKernel::prefetches_links).
+  // Intel AVX-512 device, 16 threads, vnode single team, median % of roofline, with -> without:
+  // 32^4 (151 MB of links, 300 MiB L3) 73 -> 64 (8 runs each); 48^4 (1.5 GB, from DRAM) 56 -> 64
+  // (5 and 6 runs): there the 144 prefetched lines a site hold the miss buffers the neighbours'
+  // loads need. On AVX2 the hardware prefetcher follows them alone, and asking for 72 lines per vnode
+  // site only tied up the miss buffers (AMD Zen 3: vnode on one core 17 -> 22 GFLOP/s without it,
+  // mrhs unchanged).
   // GPUs: none (latency is hidden by other warps). Component-major links: the next sites are adjacent.
   DSLASH_FORCE_INLINE static void prefetch_later_links(const Real* links) {
     constexpr int kPrefetchSites = kVector512 && SiteMajor ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
@@ -320,7 +324,7 @@ struct DslashBody {
       }
       return;
     }
-    prefetch_later_links(links);
+    if (a.prefetch_links) prefetch_later_links(links);
     index_t nb[8];
     bool wraps[8];
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = neighbour<H>(x, wraps[H])), ...); }(std::make_integer_sequence<int, 8>{});

@@ -1,5 +1,7 @@
 #include "kernels/dslash_kernel.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <stdexcept>
 
@@ -10,6 +12,15 @@
 #endif
 
 namespace dslash {
+
+std::uint64_t host_last_level_cache_bytes() {
+#if defined(_SC_LEVEL3_CACHE_SIZE)
+  static const long bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);  // -1 or 0 where the C library cannot tell
+  return bytes > 0 ? static_cast<std::uint64_t>(bytes) : 0;
+#else
+  return 0;
+#endif
+}
 
 namespace {
 
@@ -106,6 +117,7 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * G * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
   check_fits<Space>(link_bytes, label_ + " links");
   links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
+  prefetch_links_ = prefetch_links_fitting(links_.span_bytes(), host_last_level_cache_bytes());
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
   Real* L = host_links.data();
@@ -308,6 +320,7 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   args.team_size = cfg_.team_size;
   args.sites_per_team = cfg_.sites_per_team;
   args.label = label_.c_str();
+  args.prefetch_links = prefetch_links_;
   return args;
 }
 

@@ -87,6 +87,10 @@ class DslashKernel {
   // fuses_xpay(): throws std::invalid_argument on a kernel whose faces are completed later or whose
   // links are compressed.
   double apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const;
+  // Whether the CPU kernel asks for later sites' links ahead of their hops (512-bit vectors only):
+  // where its links fit the last-level cache (prefetch_links_fitting), since from DRAM the
+  // prefetches cost more than they hide (kernels/dslash_body.hpp, prefetch_later_links).
+  bool prefetches_links() const { return prefetch_links_; }
   // Whether apply_xpay can run here: no halo directions, and whole links (18 reals; the epilogue
   // is built for those alone, kernels/dslash_body.hpp).
   bool fuses_xpay() const;
@@ -124,6 +128,13 @@ class DslashKernel {
   FaceRunner<Real> face_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;
   std::string label_;
+  bool prefetch_links_ = true;
 };
+
+// The link-prefetch rule: links of link_bytes that fit a last-level cache of cache_bytes (0 when
+// unknown: prefetch, as before the rule).
+inline bool prefetch_links_fitting(std::uint64_t link_bytes, std::uint64_t cache_bytes) { return cache_bytes == 0 || link_bytes <= cache_bytes; }
+// The host's last-level (L3) cache in bytes as the C library reads it, 0 when it cannot.
+std::uint64_t host_last_level_cache_bytes();
 
 }  // namespace dslash

@@ -37,6 +37,9 @@ struct RunArgs {
   const Real* xpay_x;
   Real xpay_a, xpay_b;
   double* norm2;
+  // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops
+  // (DslashKernel::prefetches_links says when).
+  bool prefetch_links;
 };
 
 template <class Real>

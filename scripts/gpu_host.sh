@@ -9,10 +9,13 @@
 #   sweep  scripts/sweep.py over 8^4 .. 64^4, single and double
 #   solve  dslash solve --backend cuda: CG and BiCGStab, naive and vnode, double and mixed, 32^4,
 #          m = -1, to 1e-10; and CG vnode on all CPU cores
+#   cpu    the host's CPU cores at 48^4 (footprint over 4x the L3): vnode and mrhs, single and
+#          double, every core, tuned team launches, with the traffic alone; then vnode single
+#          (range) on 1, 2, 4, 8 and 16 threads
 #   profile  Nsight Compute (ncu) on the best kernel, naive team, 32^4 and 48^4 single, 32^4 double:
 #          DRAM bytes, L2 hit rate, occupancy, registers (ncu locks the clocks and flushes the
 #          caches before the profiled launch: its times are not the bench's)
-#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve] [profile]     (none: test bench solve)
+#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve] [cpu] [profile]     (none: test bench solve)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu_host}
@@ -20,8 +23,8 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(test bench solve)
 for s in "${steps[@]}"; do
   case "$s" in
-    test | bench | sweep | solve | profile) ;;
-    *) echo "error: unknown step '$s' (try: test bench sweep solve profile)" >&2; exit 2 ;;
+    test | bench | sweep | solve | cpu | profile) ;;
+    *) echo "error: unknown step '$s' (try: test bench sweep solve cpu profile)" >&2; exit 2 ;;
   esac
 done
 command -v nvcc > /dev/null || { echo "error: no nvcc on the PATH: this script is for a host with CUDA" >&2; exit 2; }
@@ -74,6 +77,20 @@ for s in "${steps[@]}"; do
       for prec in double mixed; do
         OMP_PROC_BIND=close OMP_PLACES=cores "$dslash" solve --random --lattice 32x32x32x32 --seed 3 --mass -1.0 --solver cg --kernel vnode \
           --prec "$prec" --tol 1e-10 --maxiter 20000 --json "$out/cpu_solve_cg_vnode_${prec}_m1.json" | grep -E "^(converged|dslash):"
+      done ;;
+    cpu)
+      export OMP_PROC_BIND=close OMP_PLACES=cores
+      cores=$(nproc)
+      for kernel in vnode mrhs; do
+        for prec in single double; do
+          OMP_NUM_THREADS=$cores "$dslash" bench --lattice 48x48x48x48 --kernel "$kernel" --prec "$prec" --dispatch team --team-size auto \
+            --iters 6 --traffic --json "$out/cpu_48_${kernel}_${prec}_t${cores}.json" | grep -E "^(vnode|mrhs) "
+        done
+      done
+      for threads in 1 2 4 8 16; do
+        [ "$threads" -le "$cores" ] || continue
+        OMP_NUM_THREADS=$threads "$dslash" bench --lattice 48x48x48x48 --kernel vnode --prec single --dispatch range --threads "$threads" \
+          --iters 3 --traffic --json "$out/cpu_48_vnode_single_range_t${threads}.json" | grep -E "^vnode "
       done ;;
     profile)
       # The third team launch of the run (two warm-up calls first), with the sections that say

@@ -262,6 +262,20 @@ TEST(DslashKernelValidation, XpayEpilogueIsRefusedWithHaloDirectionsOrCompressed
   test::expect_xpay_refused(DslashKernel<double>(u, cfg), "apply_xpay needs whole links");
 }
 
+// 512-bit kernels prefetch a later site's links only where the links fit the last-level cache:
+// from DRAM the prefetches cost the device host's 48^4 vnode 8 points of roofline.
+TEST(DslashKernelValidation, PrefetchLinksOnlyWhereTheyFitTheCache) {
+  EXPECT_TRUE(prefetch_links_fitting(100 << 20, 0)) << "an unknown cache keeps the prefetch";
+  EXPECT_TRUE(prefetch_links_fitting(100 << 20, 300 << 20));
+  EXPECT_TRUE(prefetch_links_fitting(300 << 20, 300 << 20));
+  EXPECT_FALSE(prefetch_links_fitting(301 << 20, 300 << 20));
+  GaugeField<double> u(kLattice);
+  fill_random_su3(u, 5);
+  const DslashKernel<double> d(u, DslashConfig{});
+  EXPECT_EQ(d.prefetches_links(), prefetch_links_fitting(d.link_bytes(), host_last_level_cache_bytes()));
+  EXPECT_TRUE(d.prefetches_links()) << d.link_bytes() << " bytes of links against a cache of " << host_last_level_cache_bytes();
+}
+
 // A failing line names its variant in words, not as the struct's bytes.
 TEST(DslashKernelVariants, PrintInWords) {
   EXPECT_EQ(::testing::PrintToString(Variant{KernelFamily::Vnode, SimdIsa::Avx2, Dispatch::MDRange, false}), "vnode avx2 mdrange double");
