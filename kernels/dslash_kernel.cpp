@@ -1,7 +1,5 @@
 #include "kernels/dslash_kernel.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <stdexcept>
 
@@ -12,15 +10,6 @@
 #endif
 
 namespace dslash {
-
-std::uint64_t host_last_level_cache_bytes() {
-#if defined(_SC_LEVEL3_CACHE_SIZE)
-  static const long bytes = sysconf(_SC_LEVEL3_CACHE_SIZE);  // -1 or 0 where the C library cannot tell
-  return bytes > 0 ? static_cast<std::uint64_t>(bytes) : 0;
-#else
-  return 0;
-#endif
-}
 
 namespace {
 

@@ -19,6 +19,7 @@
 #include "dslash/lattice/gauge_field.hpp"
 #include "dslash/lattice/spinor_field.hpp"
 #include "kernels/dslash_runner.hpp"
+#include "kernels/host_cache.hpp"
 #include "kernels/kernel_layout.hpp"
 
 namespace dslash {
@@ -132,9 +133,7 @@ class DslashKernel {
 };
 
 // The link-prefetch rule: links of link_bytes that fit a last-level cache of cache_bytes (0 when
-// unknown: prefetch, as before the rule).
+// unknown: prefetch, as before the rule). The kernels ask host_last_level_cache_bytes().
 inline bool prefetch_links_fitting(std::uint64_t link_bytes, std::uint64_t cache_bytes) { return cache_bytes == 0 || link_bytes <= cache_bytes; }
-// The host's last-level (L3) cache in bytes as the C library reads it, 0 when it cannot.
-std::uint64_t host_last_level_cache_bytes();
 
 }  // namespace dslash

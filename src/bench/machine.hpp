@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/host_cache.hpp"
 #include "kernels/kernel_options.hpp"
 
 namespace dslash::bench {
@@ -18,18 +19,14 @@ struct CacheInfo {
   std::uint64_t share() const { return bytes / static_cast<std::uint64_t>(sharing); }  // what one process may count on
 };
 
-// The size each source reports, 0 where it is silent.
-struct CacheReadings {
-  std::uint64_t sysfs = 0, cpuid = 0, sysconf = 0;
-};
-CacheReadings read_cache_sources();
+// The cache readings themselves (sysfs, CPUID, sysconf) are the kernels' (kernels/host_cache.hpp).
+using dslash::CacheReadings;
+using dslash::cpuid_cache_bytes;
+using dslash::parse_cache_size;
+using dslash::read_cache_sources;
 // The first source that knows, in the order sysfs, CPUID, sysconf; unknown when none does.
 CacheInfo choose_last_level_cache(const CacheReadings& readings, int sharing = 1);
 CacheInfo last_level_cache(int sharing = 1);  // choose_last_level_cache(read_cache_sources())
-// A sysfs cache size ("32768K", "1M", "512"), in bytes; 0 if unreadable.
-std::uint64_t parse_cache_size(const std::string& text);
-// A cache described by CPUID leaf 4 (Intel) or 0x8000001D (AMD): ways x partitions x line x sets.
-std::uint64_t cpuid_cache_bytes(std::uint32_t ebx, std::uint32_t ecx);
 
 // The roofline's two ceilings, measured in rounds with the current OpenMP threads: a round is
 // kTriads STREAM triads (streaming stores, read + written bytes, over triad_total_bytes(): metrics.hpp)

@@ -1,0 +1,22 @@
+#pragma once
+// The host's caches as the system describes them: sysfs, CPUID and the C library, each of which a
+// VM may leave silent or get wrong (a 2-vCPU AMD VM: sysfs 32 MiB, sysconf 320 MiB). The kernels
+// ask it whether their links fit the last-level cache; the bench reports it in its run header.
+#include <cstdint>
+#include <string>
+
+namespace dslash {
+
+// The size each source reports for the largest cache, 0 where it is silent.
+struct CacheReadings {
+  std::uint64_t sysfs = 0, cpuid = 0, sysconf = 0;
+};
+CacheReadings read_cache_sources();
+// The first source that knows, in the order sysfs, CPUID, sysconf (read once); 0 when none does.
+std::uint64_t host_last_level_cache_bytes();
+// A sysfs cache size ("32768K", "1M", "512"), in bytes; 0 if unreadable.
+std::uint64_t parse_cache_size(const std::string& text);
+// A cache described by CPUID leaf 4 (Intel) or 0x8000001D (AMD): ways x partitions x line x sets.
+std::uint64_t cpuid_cache_bytes(std::uint32_t ebx, std::uint32_t ecx);
+
+}  // namespace dslash
