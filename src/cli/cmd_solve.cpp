@@ -334,7 +334,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   add_int_option(*cmd, "--maxiter", o->maxiter, 1, 100000000, "iteration limit per solve")->default_str(std::to_string(o->maxiter));
   add_real_option(*cmd, "--reliable-delta", o->reliable_delta,
                   "recompute the true residual in the precise precision when the iterated one has fallen by this factor, in (0, 1)")
-      ->default_str("0.1");
+      ->default_str("0.01");
   cmd->add_option("--kernel", o->kernel, "Dslash kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode"}))->capture_default_str();
   add_launch_options(*cmd, o->k);
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
