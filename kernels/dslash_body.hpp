@@ -281,12 +281,13 @@ struct DslashBody {
 
   // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
   // site's now, where they fit the last-level cache (a.prefetch_links, DslashKernel::prefetches_links).
-  // Intel AVX-512 device, 16 threads, vnode single team, median % of roofline, with -> without:
-  // 32^4 (151 MB of links, 300 MiB L3) 73 -> 64 (8 runs each); 48^4 (1.5 GB, from DRAM) 56 -> 64
-  // (5 and 6 runs): there the 144 prefetched lines a site hold the miss buffers the neighbours'
-  // loads need. On AVX2 the hardware prefetcher follows them alone, and asking for 72 lines per vnode
-  // site only tied up the miss buffers (AMD Zen 3: vnode on one core 17 -> 22 GFLOP/s without it,
-  // mrhs unchanged).
+  // Intel AVX-512 device, 16 threads, vnode single team, median % of roofline, with -> without, in
+  // an A/B build: 32^4 (151 MB of links, 300 MiB L3) 73 -> 64 (8 runs each); 48^4 (1.5 GB, from
+  // DRAM) 56 -> 64 (5 and 6 runs), where the 144 prefetched lines a site hold the miss buffers the
+  // neighbours' loads need (this kernel's own 48^4 runs since: 55.7-60.4, unconfirmed). AMD Zen 5
+  // VM (32 MiB L3), 2 threads, 32^4: 37-39 -> 45-52 GFLOP/s without. On AVX2 the hardware
+  // prefetcher follows them alone, and asking for 72 lines per vnode site only tied up the miss
+  // buffers (AMD Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
   // GPUs: none (latency is hidden by other warps). Component-major links: the next sites are adjacent.
   DSLASH_FORCE_INLINE static void prefetch_later_links(const Real* links) {
     constexpr int kPrefetchSites = kVector512 && SiteMajor ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
