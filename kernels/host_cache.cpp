@@ -62,14 +62,16 @@ std::uint64_t sysconf_cache_bytes() {
 }
 }  // namespace
 
-
 CacheReadings read_cache_sources() { return {sysfs_cache_bytes(), cpuid_largest_cache_bytes(), sysconf_cache_bytes()}; }
 
+CacheReading first_known(const CacheReadings& readings) {
+  for (const CacheReading& r : {CacheReading{readings.sysfs, "sysfs"}, CacheReading{readings.cpuid, "cpuid"}, CacheReading{readings.sysconf, "sysconf"}})
+    if (r.bytes > 0) return r;
+  return {};
+}
+
 std::uint64_t host_last_level_cache_bytes() {
-  static const std::uint64_t bytes = [] {
-    const CacheReadings r = read_cache_sources();
-    return r.sysfs > 0 ? r.sysfs : r.cpuid > 0 ? r.cpuid : r.sysconf;
-  }();
+  static const std::uint64_t bytes = first_known(read_cache_sources()).bytes;
   return bytes;
 }
 

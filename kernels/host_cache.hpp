@@ -12,7 +12,14 @@ struct CacheReadings {
   std::uint64_t sysfs = 0, cpuid = 0, sysconf = 0;
 };
 CacheReadings read_cache_sources();
-// The first source that knows, in the order sysfs, CPUID, sysconf (read once); 0 when none does.
+// The first source that knows, in the order sysfs, CPUID, sysconf, and its name; {0, "unknown"}
+// when none does.
+struct CacheReading {
+  std::uint64_t bytes = 0;
+  const char* source = "unknown";
+};
+CacheReading first_known(const CacheReadings& readings);
+// first_known(read_cache_sources()).bytes, read once.
 std::uint64_t host_last_level_cache_bytes();
 // A sysfs cache size ("32768K", "1M", "512"), in bytes; 0 if unreadable.
 std::uint64_t parse_cache_size(const std::string& text);

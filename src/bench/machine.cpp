@@ -104,12 +104,9 @@ double Ceilings::fma_spread(SimdIsa isa) const {
 CacheInfo choose_last_level_cache(const CacheReadings& readings, int sharing) {
   CacheInfo info;
   info.sharing = std::max(1, sharing);
-  for (const auto& [bytes, source] : {std::pair{readings.sysfs, "sysfs"}, std::pair{readings.cpuid, "cpuid"}, std::pair{readings.sysconf, "sysconf"}})
-    if (bytes > 0) {
-      info.bytes = bytes;
-      info.source = source;
-      break;
-    }
+  const CacheReading first = first_known(readings);
+  info.bytes = first.bytes;
+  info.source = first.source;
   return info;
 }
 

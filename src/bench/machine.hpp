@@ -24,7 +24,7 @@ using dslash::CacheReadings;
 using dslash::cpuid_cache_bytes;
 using dslash::parse_cache_size;
 using dslash::read_cache_sources;
-// The first source that knows, in the order sysfs, CPUID, sysconf; unknown when none does.
+// first_known(readings) (kernels/host_cache.hpp), shared by `sharing` processes.
 CacheInfo choose_last_level_cache(const CacheReadings& readings, int sharing = 1);
 CacheInfo last_level_cache(int sharing = 1);  // choose_last_level_cache(read_cache_sources())
 
