@@ -106,7 +106,9 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * G * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
   check_fits<Space>(link_bytes, label_ + " links");
   links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
-  prefetch_links_ = prefetch_links_fitting(links_.span_bytes(), host_last_level_cache_bytes());
+  // Only the CPU body on 512-bit vectors with site-major links prefetches (DslashBody::prefetch_later_links).
+  prefetch_links_ = !kDevice && layout_.lanes * static_cast<int>(sizeof(Real)) >= 64 && spinor_strides().component == 1 &&
+                    prefetch_links_fitting(links_.span_bytes(), host_last_level_cache_bytes());
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
   Real* L = host_links.data();
@@ -255,10 +257,7 @@ void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_v
 
 template <class Real, class Space>
 double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const {
-  if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end())
-    throw std::invalid_argument(label_ + ": apply_xpay needs every direction on this process (its halo faces would be added after the epilogue)");
-  if (cfg_.compress != 18)
-    throw std::invalid_argument(label_ + ": apply_xpay needs whole links (18 reals); this kernel stores " + std::to_string(cfg_.compress));
+  if (const std::string why = xpay_refusal(); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
   if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
   RunArgs<Real> args = run_args(in, out, 0, outer_t());
   double norm2 = 0;
@@ -271,8 +270,11 @@ double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, cons
 }
 
 template <class Real, class Space>
-bool DslashKernel<Real, Space>::fuses_xpay() const {
-  return cfg_.compress == 18 && std::find(cfg_.halo.begin(), cfg_.halo.end(), true) == cfg_.halo.end();
+std::string DslashKernel<Real, Space>::xpay_refusal() const {
+  if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end())
+    return "apply_xpay needs every direction on this process (its halo faces would be added after the epilogue)";
+  if (cfg_.compress != 18) return "apply_xpay needs whole links (18 reals); this kernel stores " + std::to_string(cfg_.compress);
+  return {};
 }
 
 template <class Real, class Space>

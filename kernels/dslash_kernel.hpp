@@ -88,13 +88,14 @@ class DslashKernel {
   // fuses_xpay(): throws std::invalid_argument on a kernel whose faces are completed later or whose
   // links are compressed.
   double apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const;
-  // Whether the CPU kernel asks for later sites' links ahead of their hops (512-bit vectors only):
-  // where its links fit the last-level cache (prefetch_links_fitting), since from DRAM the
-  // prefetches cost more than they hide (kernels/dslash_body.hpp, prefetch_later_links).
+  // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
+  // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
+  // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,
+  // prefetch_later_links).
   bool prefetches_links() const { return prefetch_links_; }
   // Whether apply_xpay can run here: no halo directions, and whole links (18 reals; the epilogue
   // is built for those alone, kernels/dslash_body.hpp).
-  bool fuses_xpay() const;
+  bool fuses_xpay() const { return xpay_refusal().empty(); }
   // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
   // the MPI layer computes the interior in slabs and lets messages progress between them.
   void apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
@@ -117,6 +118,7 @@ class DslashKernel {
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
+  std::string xpay_refusal() const;  // why apply_xpay cannot run here; empty where it can
   RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
   // Where the kernel's outer sites are: output sites over the folded lanes.
   index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }

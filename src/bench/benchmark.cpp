@@ -95,7 +95,7 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   r.cfg = d.config();
   r.label = d.label();
   r.lanes = d.layout().lanes;
-  r.link_prefetch = !kDevice && d.prefetches_links() && r.lanes * static_cast<int>(sizeof(Real)) >= 64;  // 512-bit vectors only
+  r.link_prefetch = d.prefetches_links();
   if (request.cfg.dispatch == Dispatch::MDRange && !request.tune_tile && request.cfg.tile != DslashConfig{}.tile) r.tile_source = "user";
 
   // Inputs: Gaussian spinors of the input parity, packed into every rotating set.
