@@ -101,8 +101,8 @@ struct DslashBody {
 
   // Sites in the launch: outer t in [t_begin, t_end), all of x (or x/2), y, z; in index order they
   // are the contiguous range [first_site, first_site + launch_sites).
-  index_t slab_sites() const { return x_extent * a.outer[1] * a.outer[2]; }
-  index_t first_site() const { return slab_sites() * a.t_begin; }
+  DSLASH_INLINE_FUNCTION index_t slab_sites() const { return x_extent * a.outer[1] * a.outer[2]; }
+  DSLASH_INLINE_FUNCTION index_t first_site() const { return slab_sites() * a.t_begin; }
   index_t launch_sites() const { return slab_sites() * (a.t_end - a.t_begin); }
 
   // Outer coordinates from the output index space (x or x/2, y, z, t).
@@ -118,6 +118,25 @@ struct DslashBody {
     const index_t y = i % a.outer[1];
     i /= a.outer[1];
     coords(xi, y, i % a.outer[2], i / a.outer[2], x);
+  }
+  // The team launch's traversal: its index j -> the output site's coordinates and storage index.
+  // Index order is x fastest, then y, z, t, so a t-neighbour is read again a whole t-plane later;
+  // with blocks of block_z z-planes, t inside the block loop, it is read again one block-plane
+  // later, while still in the cache (DslashKernel::block_z). With block_z = outer z, index order.
+  //   z-planes 0..3 at t = 0, 1, 2, ..., then z-planes 4..7 at t = 0, 1, 2, ...
+  DSLASH_INLINE_FUNCTION index_t traversal_site(index_t j, index_t (&x)[4]) const {
+    const index_t bz = a.block_z;
+    if (bz >= a.outer[2]) {
+      coords(j, x);
+      return j;
+    }
+    const index_t plane = x_extent * a.outer[1], nt = a.t_end - a.t_begin;
+    j -= first_site();
+    const index_t xy = j % plane;
+    j /= plane;
+    const index_t z = (j / bz / nt) * bz + j % bz, t = a.t_begin + (j / bz) % nt;
+    coords(xy % x_extent, xy / x_extent, z, t, x);
+    return xy + plane * (z + a.outer[2] * t);
   }
   // Storage index of outer coordinates in the input field.
   DSLASH_INLINE_FUNCTION index_t in_index(const index_t (&x)[4]) const {
@@ -491,9 +510,9 @@ struct DslashBody {
         const index_t chunk = a.sites_per_team;
         norm2 = launch(TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m, double& sum) {
           const index_t base = first + m.league_rank() * chunk;
-          parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t i) {
+          parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t j) {
             index_t x[4];
-            team_body.coords(i, x);
+            const index_t i = team_body.traversal_site(j, x);
             site_fn(team_body, i, x, sum);
           });
         });

@@ -83,6 +83,14 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
                                 "); use mrhs for several");
   }
   layout_ = KernelLayout::make(geom_, lanes, cfg_.kernel == KernelFamily::Vnode, blocks, what);
+  const index_t outer_z = layout_.outer[2];
+  if (cfg_.block_z == 0) {  // the GPU's team launches keep index order: its L2 is not the question there
+    const std::uint64_t z_plane_bytes = spinor_bytes() / static_cast<std::uint64_t>(outer_z * layout_.outer[3]);
+    cfg_.block_z = kDevice ? outer_z : team_block_z_fitting(outer_z, z_plane_bytes, host_last_level_cache_bytes());
+  } else if (cfg_.block_z < 0 || outer_z % cfg_.block_z != 0) {
+    throw std::invalid_argument(what + ": a team traversal block of " + std::to_string(cfg_.block_z) + " z-planes must divide the outer z extent " +
+                                std::to_string(outer_z));
+  }
   set_launch(cfg_.tile, cfg_.team_size, cfg_.sites_per_team);
 
   const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
@@ -310,6 +318,7 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   args.tile = cfg_.tile;
   args.team_size = cfg_.team_size;
   args.sites_per_team = cfg_.sites_per_team;
+  args.block_z = cfg_.block_z;
   args.label = label_.c_str();
   args.prefetch_links = prefetch_links_;
   return args;
@@ -344,5 +353,13 @@ template class DslashKernel<double>;
 template class DslashKernel<float, CudaSpace>;
 template class DslashKernel<double, CudaSpace>;
 #endif
+
+index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::uint64_t cache_bytes) {
+  const auto fits = [&](index_t planes) { return 3 * static_cast<std::uint64_t>(planes) * z_plane_bytes <= cache_bytes / 2; };
+  if (cache_bytes == 0 || fits(outer_z)) return outer_z;
+  for (index_t bz = outer_z - 1; bz > 1; --bz)
+    if (outer_z % bz == 0 && fits(bz + 2)) return bz;  // + its two z-neighbour planes
+  return 1;
+}
 
 }  // namespace dslash

@@ -96,6 +96,8 @@ class DslashKernel {
   // Whether apply_xpay can run here: no halo directions, and whole links (18 reals; the epilogue
   // is built for those alone, kernels/dslash_body.hpp).
   bool fuses_xpay() const { return xpay_refusal().empty(); }
+  // The z-planes a block of the team traversal holds (config().block_z as resolved).
+  index_t block_z() const { return cfg_.block_z; }
   // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
   // the MPI layer computes the interior in slabs and lets messages progress between them.
   void apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
@@ -133,6 +135,14 @@ class DslashKernel {
   std::string label_;
   bool prefetch_links_ = true;
 };
+
+// The team traversal's z-block (DslashConfig::block_z): a t-step of it reads three t-planes of input
+// spinors (t - 1, t, t + 1) and the next two steps read two of them again, so those three planes of
+// the block, with its z-neighbour planes, should fit half the last-level cache (the other half for
+// the links and output streaming past). The whole outer z extent (index order) where that fits or
+// the cache is unknown (0), else the largest divisor of outer_z that fits, at least 1.
+// z_plane_bytes: the input spinors of one outer z-plane of one t-plane.
+index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::uint64_t cache_bytes);
 
 // The link-prefetch rule: links of link_bytes that fit a last-level cache of cache_bytes (0 when
 // unknown: prefetch, as before the rule). The kernels ask host_last_level_cache_bytes().

@@ -31,6 +31,7 @@ struct RunArgs {
   std::array<index_t, 4> tile;
   int team_size;
   index_t sites_per_team;
+  index_t block_z;                // team launches: z-planes a traversal block (outer z: index order)
   const char* label;
   // The epilogue (DslashKernel::apply_xpay), when xpay_x is set: out = xpay_a xpay_x + xpay_b D in,
   // written in place of D in, and *norm2 = ||out||^2 (summed in double).

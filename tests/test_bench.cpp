@@ -204,6 +204,9 @@ TEST(ByteModel, TheTuneCacheKeepsCompressionsApart) {
   const Geometry geom({8, 8, 8, 8});
   EXPECT_NE(tune_key({.compress = 18}, geom, 4, "threads2"), tune_key({.compress = 12}, geom, 4, "threads2"));
   EXPECT_NE(tune_key({.compress = 12}, geom, 4, "threads2"), tune_key({.compress = 8}, geom, 4, "threads2"));
+  // A team shape tuned for one z-block of the traversal is not the one for another.
+  EXPECT_NE(tune_key({.dispatch = Dispatch::Team, .block_z = 2}, geom, 4, "threads2"),
+            tune_key({.dispatch = Dispatch::Team, .block_z = 8}, geom, 4, "threads2"));
 }
 
 // The device host: 300 MiB of L3, and vnode single checkerboarded reading 576 bytes of links,

@@ -125,6 +125,9 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
     cfg.tile = {3, 3, 5, 3};
     cfg.team_size = 3;
     cfg.sites_per_team = 7;
+    // Team launches in blocks of 3 outer z-planes, t inside (12 or, folded, 6 planes: 4 or 2 blocks),
+    // so the blocked traversal visits every site once; the default (0) keeps index order here.
+    if (cfg.dispatch == Dispatch::Team) cfg.block_z = 3;
     cfg.compress = GetParam().compress;
     return cfg;
   }
@@ -280,6 +283,31 @@ TEST(DslashKernelValidation, PrefetchLinksOnlyWhereTheyFitTheCache) {
     EXPECT_TRUE(d.prefetches_links()) << d.link_bytes() << " bytes of links against a cache of " << host_last_level_cache_bytes();
     cfg.layout = SpinorLayout::Left;  // component-major links: the next sites' are adjacent, no prefetch
     EXPECT_FALSE(DslashKernel<double>(u, cfg).prefetches_links());
+  }
+}
+
+// The team traversal's z-block from the cache: three t-planes of the block's input spinors (with its
+// two z-neighbour planes) in half the cache, else index order.
+TEST(DslashKernelValidation, TeamBlockZFromTheCache) {
+  // The 2-vCPU VM: mrhs single 32^4 (16 RHS), 16 x 32 sites of 1536 bytes a z-plane, 32 MiB of L3:
+  // 4 planes a block, the fastest there (docs/performance/HISTORY.md).
+  EXPECT_EQ(team_block_z_fitting(32, 16 * 32 * 1536, 32 << 20), 4);
+  EXPECT_EQ(team_block_z_fitting(32, 16 * 32 * 1536, 0), 32) << "an unknown cache keeps index order";
+  EXPECT_EQ(team_block_z_fitting(32, 16 * 32 * 1536, std::uint64_t{1} << 30), 32) << "the whole plane fits";
+  EXPECT_EQ(team_block_z_fitting(48, 24 * 48 * 1536, 300 << 20), 24);  // the device host's 48^4 mrhs
+  EXPECT_EQ(team_block_z_fitting(32, 16 * 32 * 1536, 1 << 20), 1) << "nothing fits: one plane a block";
+  GaugeField<double> u(kLattice);
+  fill_random_su3(u, 5);
+  DslashConfig cfg{.dispatch = Dispatch::Team};
+  EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 12) << "this lattice's planes fit any cache";
+  cfg.block_z = 4;
+  EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 4);
+  cfg.block_z = 5;
+  try {
+    DslashKernel<double> d(u, cfg);
+    FAIL() << "a block of 5 z-planes of 12 was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("must divide the outer z extent 12"), std::string::npos) << e.what();
   }
 }
 

@@ -23,7 +23,8 @@ namespace dslash::bench {
 std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, const std::string& where) {
   return geom.to_string() + "|" + to_string(cfg.kernel) + "|" + to_string(cfg.dispatch) + "|" +
          (bytes_per_real == 4 ? "single" : "double") + "|" + to_string(cfg.isa) + "|nrhs" + std::to_string(cfg.nrhs) + "|" +
-         to_string(cfg.out) + "|" + to_string(cfg.layout) + "|r" + std::to_string(cfg.compress) + "|" + where + "|" + build_id();
+         to_string(cfg.out) + "|" + to_string(cfg.layout) + "|r" + std::to_string(cfg.compress) +
+         (cfg.dispatch == Dispatch::Team ? "|z" + std::to_string(cfg.block_z) : "") + "|" + where + "|" + build_id();
 }
 
 ByteModel variant_bytes(const DslashConfig& cfg, int bytes_per_real) {
@@ -96,6 +97,7 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   r.label = d.label();
   r.lanes = d.layout().lanes;
   r.link_prefetch = d.prefetches_links();
+  if (r.cfg.dispatch == Dispatch::Team && d.block_z() < d.layout().outer[2]) r.block_z = d.block_z();
   if (request.cfg.dispatch == Dispatch::MDRange && !request.tune_tile && request.cfg.tile != DslashConfig{}.tile) r.tile_source = "user";
 
   // Inputs: Gaussian spinors of the input parity, packed into every rotating set.

@@ -20,6 +20,7 @@ struct BenchOptions {
   std::string halo_messages = "per-peer";  // with --mpi: one message per peer, or per-face
   int halo_chunks = 0;                     // with --mpi --comms-overlap chunks: interior slabs (0: automatic)
   int nrhs = 0, threads = 0, iters = 10, warmup = 2, compress = 18;
+  int block_z = 0;  // team launches: traversal block in outer z-planes; 0: from the cache
   bool dagger = false, check = false, csv = false, traffic = false, verbose = false;
   std::uint64_t seed = 1;
   MpiOptions mpi;
@@ -44,6 +45,7 @@ inline DslashConfig variant_config(const BenchOptions& o, const std::string& ker
   cfg.layout = parse_layout(o.layout);
   cfg.compress = o.compress;
   cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, bytes_per_real)) : 1;
+  if (cfg.dispatch == Dispatch::Team) cfg.block_z = o.block_z;
   return cfg;
 }
 

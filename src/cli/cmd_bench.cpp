@@ -49,6 +49,7 @@ int run_bench(const BenchOptions& o) {
   const int user_team = o.team_size.empty() || o.team_size == "auto" ? (kDevice ? 32 : 1) : std::stoi(o.team_size);
   if (!o.tile.empty() && o.dispatch != "all" && o.dispatch != "mdrange") throw std::invalid_argument("--tile applies to --dispatch mdrange");
   if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
+  if (o.block_z != 0 && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--block-z applies to --dispatch team");
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
   run.where = "lattice " + geom.to_string();
@@ -117,7 +118,8 @@ int run_bench(const BenchOptions& o) {
         std::snprintf(launch, sizeof launch, "%lld.%lld.%lld.%lld%s", static_cast<long long>(r.cfg.tile[0]), static_cast<long long>(r.cfg.tile[1]),
                       static_cast<long long>(r.cfg.tile[2]), static_cast<long long>(r.cfg.tile[3]), r.tile_source == "default" ? "" : "*");
       else if (r.cfg.dispatch == Dispatch::Team)
-        std::snprintf(launch, sizeof launch, "team %d/%lld%s", r.cfg.team_size, static_cast<long long>(r.cfg.sites_per_team), r.tile_source == "default" ? "" : "*");
+        std::snprintf(launch, sizeof launch, "team %d/%lld%s%s", r.cfg.team_size, static_cast<long long>(r.cfg.sites_per_team),
+                      r.block_z > 0 ? (" z" + std::to_string(r.block_z)).c_str() : "", r.tile_source == "default" ? "" : "*");
       else std::snprintf(launch, sizeof launch, "-");
       std::printf("%-6s %-8s %-7s %5d %-14s %9.3f %9.3f %9.3f %9.2f %9.2f %9.2f %6.1f%%", to_string(r.cfg.kernel), to_string(r.cfg.dispatch),
                   to_string(r.cfg.isa), r.cfg.nrhs, launch, 1e3 * r.time_min, 1e3 * r.time_median, 1e3 * r.time_max, r.gflops,
@@ -165,6 +167,9 @@ void add_bench_command(CLI::App& app, int& exit_code) {
          },
          "threads per team, or auto to tune (and cache) it")
       ->type_name("N|auto");
+  add_int_option(*cmd, "--block-z", o->block_z, 1, 1 << 20,
+                 "team launches: visit the sites in blocks of N outer z-planes, t inside each (default: from the last-level cache; the "
+                 "outer z extent = index order)");
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
   cmd->add_option("--parity", o->parity, "output sites")->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
   cmd->add_option("--layout", o->layout, "spinor storage: right (site-major) or left (component-major)")
