@@ -35,7 +35,7 @@ class Updater {
   static constexpr double kDrift = 2;
 
   // Checks the parameters; r_s = b - M x, x_s = 0. done() when that already meets the tolerance
-  // (or b = 0, and x = 0).
+  // (or b = 0, and x = 0). From x = 0, the usual start, r = b: one norm pass instead of two hops.
   Updater(const char* solver, const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const vector_type& b,
           const vector_type& x, const SolverParams& params, SolverResult& result)
       : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(op.norm2(b))),
@@ -48,7 +48,8 @@ class Updater {
     r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
     x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
     fill(x_sloppy_, Sloppy(0));
-    recompute();
+    if (op.norm2(x) == 0) start_from_b();
+    else recompute();
     result_.history.push_back(relative_);
     best_ = relative_;
   }
@@ -100,6 +101,15 @@ class Updater {
   }
 
  private:
+  // r = b, r_s = b: the residual of x = 0.
+  void start_from_b() {
+    deep_copy(r_, b_);
+    convert(op_, r_, sloppy_, r_sloppy_);
+    relative_ = 1;
+    max_since_update_ = relative_;
+    recomputed_ = true;
+  }
+
   // x += x_s, x_s = 0, r = b - M x in Real, r_s = r.
   void recompute() {
     convert(sloppy_, x_sloppy_, op_, r_);  // r_ holds x_s in Real until the residual overwrites it:

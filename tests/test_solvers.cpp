@@ -568,6 +568,40 @@ void expect_zero_source_gives_zero(const Solver& solver) {
 
 TEST(Cgnr, ReportsNonConvergence) { expect_reports_non_convergence(cg_double, 3); }
 
+// From x = 0 the first residual is b itself: CGNR then makes four hops an iteration (M p and
+// M^dagger r; the last iteration stops before M^dagger r) and two a reliable update, none at the
+// start. From any other x it starts from b - M x: from half the solution it converges again, and
+// from the solution itself it stops at once, after that one residual (two hops).
+TEST(Cgnr, StartsFromZeroWithoutHopsAndFromAGuessAtItsResidual) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  const EvenOddWilson<double> op(u, 0.1, {});
+  const auto b = op.allocate("b"), x = op.allocate("x"), half = op.allocate("half");
+  op.pack(gaussians(kSmallLattice, Subset::Even, 1, 70), b);
+  deep_copy(x, 0.0);
+  const SolverParams params{.tolerance = 1e-10, .max_iterations = 1000};
+  const SolverResult cold = cgnr(op, b, x, params);
+  ASSERT_TRUE(cold.converged);
+  EXPECT_EQ(op.dslash_count(), 4 * cold.iterations + 2 * static_cast<std::int64_t>(cold.reliable_updates.size()));
+
+  std::int64_t before = op.dslash_count();
+  const SolverResult solved = cgnr(op, b, x, params);
+  EXPECT_TRUE(solved.converged);
+  EXPECT_EQ(solved.iterations, 0);
+  EXPECT_EQ(op.dslash_count() - before, 2);
+  EXPECT_NEAR(solved.relative_residual, cold.relative_residual, 1e-6 * cold.relative_residual);
+
+  deep_copy(half, 0.0);
+  axpy(0.5, x, half);
+  const auto r = op.allocate("r");
+  const double start = std::sqrt(op.residual(b, half, r) / op.norm2(b));
+  before = op.dslash_count();
+  const SolverResult warm = cgnr(op, b, half, params);
+  EXPECT_TRUE(warm.converged);
+  EXPECT_LE(warm.relative_residual, 1e-10);
+  EXPECT_NEAR(warm.history.front(), start, 1e-12) << "the first residual is b - M x, not b";
+  EXPECT_EQ(op.dslash_count() - before - 2, 4 * warm.iterations + 2 * static_cast<std::int64_t>(warm.reliable_updates.size()));
+}
+
 TEST(Cgnr, ZeroSourceGivesZero) { expect_zero_source_gives_zero(cg_double); }
 
 // ---------------------------------------------------------------- BiCGStab
