@@ -84,7 +84,10 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   }
   layout_ = KernelLayout::make(geom_, lanes, cfg_.kernel == KernelFamily::Vnode, blocks, what);
   const index_t outer_z = layout_.outer[2];
-  if (cfg_.block_z == 0) {  // the GPU's team launches keep index order: its L2 is not the question there
+  if (kDevice && cfg_.block_z != 0 && cfg_.block_z != outer_z) {
+    throw std::invalid_argument(what + ": the GPU's team launches keep index order (a traversal block of " + std::to_string(cfg_.block_z) +
+                                " z-planes is for the CPU's caches)");
+  } else if (cfg_.block_z == 0) {
     const std::uint64_t z_plane_bytes = spinor_bytes() / static_cast<std::uint64_t>(outer_z * layout_.outer[3]);
     cfg_.block_z = kDevice ? outer_z : team_block_z_fitting(outer_z, z_plane_bytes, host_last_level_cache_bytes());
   } else if (cfg_.block_z < 0 || outer_z % cfg_.block_z != 0) {
