@@ -16,8 +16,13 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
     const PackedComplex layout = sloppy.complex_layout();
     const auto& r = updates.r_sloppy();  // also s = r - alpha v within an iteration
     const auto& x_s = updates.x_sloppy();
-    const auto r0 = sloppy.allocate("bicgstab_r0"), p = sloppy.allocate("bicgstab_p"), v = sloppy.allocate("bicgstab_v"),
-               t = sloppy.allocate("bicgstab_t");
+    typename EvenOddWilson<Sloppy, Space>::vector_type r0, p, v, t;
+    timed_setup<Space>(result, [&] {
+      r0 = sloppy.allocate("bicgstab_r0");
+      p = sloppy.allocate("bicgstab_p");
+      v = sloppy.allocate("bicgstab_v");
+      t = sloppy.allocate("bicgstab_t");
+    });
     C rho, alpha, omega, rho_next;
     const auto start = [&] {
       deep_copy(r0, r);  // the shadow residual

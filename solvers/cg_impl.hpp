@@ -14,7 +14,12 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
   if (!updates.done()) {
     const auto& r = updates.r_sloppy();
     const auto& x_s = updates.x_sloppy();
-    const auto s = sloppy.allocate("cg_s"), p = sloppy.allocate("cg_p"), q = sloppy.allocate("cg_q");
+    typename EvenOddWilson<Sloppy, Space>::vector_type s, p, q;
+    timed_setup<Space>(result, [&] {
+      s = sloppy.allocate("cg_s");
+      p = sloppy.allocate("cg_p");
+      q = sloppy.allocate("cg_q");
+    });
     // Each norm comes from the pass that writes its vector, and x_s += alpha p waits for the pass
     // that updates p (blas.hpp): an iteration makes 14 passes over the vectors besides its four
     // hops, 18 unfused.

@@ -44,9 +44,11 @@ class Updater {
       result_ = *trivial_;
       return;
     }
-    r_ = op.allocate(std::string(solver) + "_r");
-    r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
-    x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
+    timed_setup<Space>(result_, [&] {
+      r_ = op.allocate(std::string(solver) + "_r");
+      r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
+      x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
+    });
     fill(x_sloppy_, Sloppy(0));
     if (op.norm2(x) == 0) start_from_b();
     else recompute();

@@ -582,6 +582,7 @@ TEST(Cgnr, StartsFromZeroWithoutHopsAndFromAGuessAtItsResidual) {
   const SolverResult cold = cgnr(op, b, x, params);
   ASSERT_TRUE(cold.converged);
   EXPECT_EQ(op.dslash_count(), 4 * cold.iterations + 2 * static_cast<std::int64_t>(cold.reliable_updates.size()));
+  EXPECT_GT(cold.setup_seconds, 0) << "the solver's allocations are timed as its setup";
 
   std::int64_t before = op.dslash_count();
   const SolverResult solved = cgnr(op, b, x, params);
