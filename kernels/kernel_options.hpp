@@ -54,7 +54,7 @@ struct DslashConfig {
   index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size (set_launch resolves it)
   // Team launches visit the sites in blocks of block_z outer z-planes, t inside the block loop, so a
   // t-neighbour is read again while in the cache (DslashBody::traversal_site). 0 = chosen from the
-  // last-level cache (team_block_z_fitting); the outer z extent = index order.
+  // last-level cache (team_block_z_fitting); the outer z extent = index order, the GPU's only order.
   index_t block_z = 0;
   // Directions split between domains (MPI ranks): the kernel leaves out the hops that leave this
   // domain, and DslashFaces adds them from the neighbours' halos. All false: periodic in one domain.
