@@ -106,8 +106,13 @@ class Updater {
   // r = b, r_s = b: the residual of x = 0.
   void start_from_b() {
     deep_copy(r_, b_);
+    adopt_residual(1);
+  }
+
+  // r_s = r, whose ||r|| / ||b|| is `relative`: the true residual of x, with x_s = 0.
+  void adopt_residual(double relative) {
     convert(op_, r_, sloppy_, r_sloppy_);
-    relative_ = 1;
+    relative_ = relative;
     max_since_update_ = relative_;
     recomputed_ = true;
   }
@@ -117,11 +122,7 @@ class Updater {
     convert(sloppy_, x_sloppy_, op_, r_);  // r_ holds x_s in Real until the residual overwrites it:
     axpy(Real(1), r_, x_);                 // one new vector fewer a solve (their first touch is page faults)
     fill(x_sloppy_, Sloppy(0));
-    const double r_norm2 = op_.residual(b_, x_, r_);
-    convert(op_, r_, sloppy_, r_sloppy_);
-    relative_ = std::sqrt(r_norm2) / b_norm_;
-    max_since_update_ = relative_;
-    recomputed_ = true;
+    adopt_residual(std::sqrt(op_.residual(b_, x_, r_)) / b_norm_);
   }
 
   const EvenOddWilson<Real, Space>& op_;
