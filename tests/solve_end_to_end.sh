@@ -36,6 +36,10 @@ grep -q "^  dslash_vnode_.*_f32_mdrange .* calls" vnode_mixed.txt || fail "--pro
 grep -q "^  blas_axpy_xpay .* calls" vnode_mixed.txt || fail "--profile: no CG update line"
 solve mrhs_mixed --in b8.npy --prec mixed --tol 1e-10 --kernel mrhs --simd sse2 --solver bicgstab
 solve naive_nrhs --in b8.npy --nrhs 8 --prec mixed --tol 1e-10 --reliable-delta 0.1
+# QUDA's usual mixed solve: whole links in double, 12 reals a link in single.
+solve sloppy12 --in b.npy --prec mixed --tol 1e-10 --compress-sloppy 12
+grep -q "links 18 / 12 (single) reals" sloppy12.txt || fail "--compress-sloppy 12: not in the header: $(head -1 sloppy12.txt)"
+solve both12 --in b.npy --prec double --tol 1e-10 --compress 12 --kernel vnode
 grep -q "8 right-hand sides in one solve" mrhs_mixed.txt || fail "mrhs: not one solve of 8"
 # On a GPU: the same solves with the vectors in device memory.
 gpu=0
@@ -87,6 +91,9 @@ assert sum(e["seconds"] for e in launches.values()) <= j["time_s"] * 1.001 and j
 assert check("cg_double", "b.npy", 1e-10)["profile"] is None
 j = check("mrhs_mixed", "b8.npy", 1e-10)
 assert len(j["solves"]) == 1 and j["solves"][0]["rhs"] == 8 and len(j["true_residuals"]) == 8
+for name, links in (("sloppy12", (18, 12)), ("both12", (12, 12)), ("cg_mixed", (18, 18))):
+    j = check(name, "b.npy", 1e-10 if name != "cg_mixed" else 1e-12)
+    assert (j["config"]["compress"], j["config"]["compress_sloppy"]) == links, (name, j["config"])
 j = check("naive_nrhs", "b8.npy", 1e-10)
 assert len(j["solves"]) == 8 and j["config"]["nrhs"] == 8 and j["config"]["reliable_delta"] == 0.1
 if os.environ["GPU"] == "1":
@@ -129,6 +136,8 @@ expect_message "--reliable-delta must be in (0, 1)" "${ok[@]}" --mass 0.1 --reli
 expect_message "gmres" "${ok[@]}" --mass 0.1 --solver gmres
 expect_message "half" "${ok[@]}" --mass 0.1 --prec half
 expect_message "--mass" solve --gauge U.nersc --in b.npy --out x.npy
+expect_message "--compress-sloppy applies to --prec mixed" "${ok[@]}" --mass 0.1 --compress-sloppy 12
+expect_message "--compress" "${ok[@]}" --mass 0.1 --compress 10
 if [ "$gpu" -eq 0 ]; then
   expect_message "--backend cuda: \(no usable CUDA device\|no CUDA device\|this dslash was built without CUDA\)" "${ok[@]}" --mass 0.1 --backend cuda
 else
@@ -175,4 +184,7 @@ rm x.json
 "$dslash" gauge --lattice 4x4x4x4 --unit --out unit.nersc > /dev/null
 "$dslash" spinor --lattice 4x4x4x4 --out b4.npy > /dev/null
 expect_unconverged solve --gauge unit.nersc --in b4.npy --out x.npy --json x.json --mass 0 --maxiter 300
+rm -f x.json
+# Unit links lose reconstruct-8's phase: refused in words, in one process and over ranks alike.
+expect_message "--compress 8: link (x,y,z,t,mu) = (0,0,0,0,0)" solve --gauge unit.nersc --in b4.npy --out x.npy --json x.json --mass 0.1 --prec mixed --compress-sloppy 8
 echo "solve end-to-end: all checks passed"

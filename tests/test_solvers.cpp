@@ -719,6 +719,24 @@ TEST(MixedCgnr, SolvesWithCompressedLinks) {
   expect_mixed_solves(Method::Cgnr, kFoldable, configs()[3], 1e-10, "mixed CGNR, vnode, 12 reals a link");
 }
 
+// QUDA's usual mixed solve: whole links in the double operator, compressed ones in the single one
+// (`dslash solve --compress-sloppy`). The reliable updates in double keep the answer at the double
+// tolerance; the sloppy links' rebuild rounding costs at most a few iterations.
+TEST(MixedSolvers, MeetTheToleranceWithCompressedSloppyLinks) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  const SpinorField<double> b = gaussian(kSmallLattice, Subset::Full, 60);
+  for (const Method method : {Method::Cgnr, Method::Bicgstab}) {
+    const FullSolve whole = solve_full(u, b, 0.1, {}, mixed(method, u, 0.1, {}), 1e-10);
+    for (const int reals : {12, 8}) {
+      const FullSolve s = solve_full(u, b, 0.1, {}, mixed(method, u, 0.1, {.compress = reals}), 1e-10);
+      const std::string what = std::string(method == Method::Cgnr ? "CGNR" : "BiCGStab") + ", sloppy links of " + std::to_string(reals) + " reals";
+      expect_solved(s, what.c_str());
+      EXPECT_LE(s.result.iterations, whole.result.iterations + 3) << what;
+      EXPECT_LT(relative_difference(s.x, whole.x), 1e-8) << what;
+    }
+  }
+}
+
 TEST(MixedBicgstab, SolvesWithTheVnodeKernel) {
   expect_mixed_solves(Method::Bicgstab, kFoldable, configs()[2], 1e-10, "mixed BiCGStab, vnode");
 }

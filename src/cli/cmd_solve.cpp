@@ -1,6 +1,7 @@
 // dslash solve (--gauge U.nersc | --random --lattice L [--seed N]) (--in b.npy | --source point|random [--nrhs N])
 //              --mass m [--out x.npy] [--solver cg|bicgstab] [--prec double|single|mixed] [--tol 1e-10] [--maxiter N]
-//              [--kernel naive|mrhs|vnode] [--dispatch ...] [--simd ...] [--threads N] [--print-every N] [--json FILE]
+//              [--kernel naive|mrhs|vnode] [--dispatch ...] [--simd ...] [--compress 18|12|8] [--compress-sloppy 18|12|8]
+//              [--threads N] [--print-every N] [--json FILE]
 //              [--backend cpu|cuda] [--mpi a.b.c.d [--comms-overlap on|off|chunks|thread] [--gpu-per-rank]] [--profile]
 //
 // Solves the Wilson system M x = b (CONVENTIONS.md) through the even sites (solvers/), reports the
@@ -28,6 +29,7 @@
 #include "dslash/lattice/field_ops.hpp"
 #include "io/nersc.hpp"
 #include "io/npy.hpp"
+#include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/cg.hpp"
@@ -58,10 +60,12 @@ struct SolveOptions {
   std::uint64_t seed = 1;
   double mass = 0, tol = 1e-10, reliable_delta = SolverParams{}.reliable_delta;
   int maxiter = 1000, nrhs = 0, threads = 0;
+  int compress_sloppy = 0;  // --prec mixed: the reals per link of the single-precision operator (0: as --compress)
   int print_every = -1;  // -1: not given (10 on a terminal, else none)
   bool profile = false;
   KernelOptions k;
   MpiOptions mpi;
+  int sloppy_compress() const { return compress_sloppy != 0 ? compress_sloppy : k.compress; }
 };
 
 using Clock = std::chrono::steady_clock;
@@ -137,7 +141,8 @@ template <class R, class Space>
 EvenOddWilson<R, Space> make_operator(const SolveOptions& o, const GaugeField<double>& u, const DslashConfig& cfg, const mpi::ProcessGrid* grid) {
 #if defined(DSLASH_HAVE_MPI)
   if (grid) {
-    const auto hopping = std::make_shared<const mpi::HaloHopping<R, Space>>(*grid, convert_precision<R>(u), cfg, mpi::parse_progress(o.mpi.overlap));
+    const auto hopping = std::make_shared<const mpi::HaloHopping<R, Space>>(*grid, convert_precision<R>(u), cfg, mpi::parse_progress(o.mpi.overlap),
+                                                                            mpi::HaloOptions{.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo)});
     return EvenOddWilson<R, Space>(hopping, o.mass);
   }
 #endif
@@ -156,7 +161,11 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
   const DslashConfig cfg = o.k.config(parse_kernel(o.kernel), per_solve);
   const EvenOddWilson<Real, Space> op = make_operator<Real, Space>(o, u, cfg, grid);
   std::optional<EvenOddWilson<Sloppy, Space>> own_sloppy;
-  if constexpr (!std::is_same_v<Real, Sloppy>) own_sloppy.emplace(make_operator<Sloppy, Space>(o, u, cfg, grid));
+  if constexpr (!std::is_same_v<Real, Sloppy>) {
+    DslashConfig sloppy_cfg = cfg;
+    sloppy_cfg.compress = o.sloppy_compress();
+    own_sloppy.emplace(make_operator<Sloppy, Space>(o, u, sloppy_cfg, grid));
+  }
   const EvenOddWilson<Sloppy, Space>& sloppy = [&]() -> const EvenOddWilson<Sloppy, Space>& {
     if constexpr (std::is_same_v<Real, Sloppy>) return op;
     else return *own_sloppy;
@@ -243,6 +252,13 @@ GaugeField<double> gauge_field(const SolveOptions& o) {
 #if defined(DSLASH_HAVE_MPI)
 std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched);
 
+// The links each operator stores, compressed as asked, in its precision (kernels check their own
+// block; under MPI rank 0 checks the whole field first).
+void check_links(const SolveOptions& o, const GaugeField<double>& u) {
+  if (o.prec != "single") check_compressible(u, o.k.compress);
+  if (o.prec != "double") check_compressible(convert_precision<float>(u), o.prec == "mixed" ? o.sloppy_compress() : o.k.compress);
+}
+
 // Under mpirun: rank 0 makes u and b (collectively: an error there stops every rank with its
 // message) and scatters them, every rank solves its block, and x comes back whole to rank 0 (u and
 // b too stay whole there; elsewhere they and x are empty).
@@ -255,6 +271,7 @@ Outcome solve_distributed(const SolveOptions& o, std::optional<GaugeField<double
   mpi::collectively([&] {
     if (!root) return;
     u.emplace(gauge_field(o));
+    check_links(o, *u);  // here, so that a link no rank could store fails every rank with one message
     b = sources(o, u->geometry(), batched);
   });
   const Coord lattice = mpi::broadcast(u ? u->geometry().extents() : Coord{});
@@ -337,6 +354,10 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       ->default_str("0.01");
   cmd->add_option("--kernel", o->kernel, "Dslash kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode"}))->capture_default_str();
   add_launch_options(*cmd, o->k);
+  add_compress_option(*cmd, o->k.compress);
+  cmd->add_option("--compress-sloppy", o->compress_sloppy,
+                  "--prec mixed: the reals per link of the single-precision operator (QUDA's --recon-sloppy) [default: as --compress]")
+      ->check(CLI::IsMember({18, 12, 8}));
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
   add_int_option(*cmd, "--print-every", o->print_every, 0, 100000000,
                  "the residual every N iterations on stderr (on a terminal one line, rewritten); 0: never [default: 10 on a terminal, else 0]");
@@ -348,13 +369,14 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   cmd->callback([o, cmd, &exit_code] {
     const bool distributed = o->mpi.distributed();
     if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads"}, distributed);
-    else if (o->mpi.gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
+    o->mpi.check_backend(o->backend);
     if (o->gauge.empty() && !o->random) throw std::invalid_argument("solve: give the gauge field: --gauge U.nersc, or --random with --lattice");
     if (o->random && cmd->count("--lattice") == 0) throw std::invalid_argument("solve: --random needs --lattice");
     if (o->in.empty() && o->source.empty()) o->source = "random";
     if (!o->random && o->source != "random") reject_given(*cmd, {"--seed"}, "without --random or --source random");
     reject_simd_for_naive(o->kernel, o->k.simd);
     if (!(4 + o->mass > 0)) throw std::invalid_argument("--mass " + cmd->get_option("--mass")->as<std::string>() + ": 4 + m must be positive (the Wilson matrix's diagonal)");
+    if (o->compress_sloppy != 0 && o->prec != "mixed") throw std::invalid_argument("--compress-sloppy applies to --prec mixed");
     if (!(o->tol > 0)) throw std::invalid_argument("--tol must be positive");
     if (!(o->reliable_delta > 0 && o->reliable_delta < 1)) throw std::invalid_argument("--reliable-delta must be in (0, 1)");
     if (o->threads > 0) {
@@ -415,9 +437,12 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     const std::int64_t in_double = o->prec == "single" ? 0 : precise_dslash, in_single = o->prec == "single" ? precise_dslash : sloppy_dslash;
     const DslashConfig& cfg = out.config;
 
-    std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s), %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
-                o->kernel.c_str(), o->backend.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), out.where.c_str(), o->mass, o->tol, rhs_text(n).c_str(),
-                per_solve > 1 ? " in one solve" : "");
+    const std::string links = o->prec == "mixed" && o->sloppy_compress() != o->k.compress
+                                  ? std::to_string(o->k.compress) + " / " + std::to_string(o->sloppy_compress()) + " (single)"
+                                  : std::to_string(o->k.compress);
+    std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s, links %s reals), %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
+                o->kernel.c_str(), o->backend.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), links.c_str(), out.where.c_str(), o->mass, o->tol,
+                rhs_text(n).c_str(), per_solve > 1 ? " in one solve" : "");
     std::printf("%s: %d iterations, %d reliable updates, %.4f s (%.4f s of it setup: allocating the solver's vectors), %.4f ms per iteration\n",
                 converged ? "converged" : "NOT converged", iterations, updates, time_s, setup_s, 1e3 * per_iteration);
     std::printf("dslash: %lld applications (%lld single, %lld double), %.4f s, %.2f GFLOP/s; the solve takes %.2fx its Dslash time, "
@@ -455,7 +480,8 @@ void add_solve_command(CLI::App& app, int& exit_code) {
           {"source", o->in.empty() ? o->source + (o->source == "random" ? ", seed " + std::to_string(o->seed) : "") : o->in},
           {"nrhs", n}, {"mass", o->mass}, {"solver", o->solver}, {"prec", o->prec}, {"tol", o->tol}, {"maxiter", o->maxiter},
           {"reliable_delta", o->reliable_delta}, {"kernel", o->kernel}, {"dispatch", to_string(cfg.dispatch)},
-          {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
+          {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)},
+          {"compress", o->k.compress}, {"compress_sloppy", o->prec == "mixed" ? o->sloppy_compress() : o->k.compress}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
           {"grid", o->mpi.grid.empty() ? "1.1.1.1" : o->mpi.grid}, {"ranks", mpi_world_size()},
           {"backend", o->backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
           {"host", bench::host_name()}, {"date", bench::now_iso8601()}};
