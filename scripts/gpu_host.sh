@@ -12,10 +12,16 @@
 #   cpu    the host's CPU cores at 48^4 (footprint over 4x the L3): vnode and mrhs, single and
 #          double, every core, tuned team launches, with the traffic alone; then vnode single
 #          (range) on 1, 2, 4, 8 and 16 threads
+#   mixed  the mixed solve against double, CG, 32^4, m = -1, to 1e-10, three interleaved rounds of
+#          double, mixed and mixed with 12-real single-precision links (--compress-sloppy 12): naive
+#          on the GPU, then vnode on all CPU cores
+#   halo   the GPU halo over 2 ranks (each its own GPU where there are 2, else sharing one), 32^4,
+#          t split, naive range, single and double: staged through the host against GPU to GPU
+#          (--gpu-halo staged|peer), three interleaved rounds, --verbose stage breakdowns
 #   profile  Nsight Compute (ncu) on the best kernel, naive team, 32^4 and 48^4 single, 32^4 double:
 #          DRAM bytes, L2 hit rate, occupancy, registers (ncu locks the clocks and flushes the
 #          caches before the profiled launch: its times are not the bench's)
-#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve] [cpu] [profile]     (none: test bench solve)
+#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve] [mixed] [halo] [cpu] [profile]     (none: test bench solve)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu_host}
@@ -23,8 +29,8 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(test bench solve)
 for s in "${steps[@]}"; do
   case "$s" in
-    test | bench | sweep | solve | cpu | profile) ;;
-    *) echo "error: unknown step '$s' (try: test bench sweep solve cpu profile)" >&2; exit 2 ;;
+    test | bench | sweep | solve | mixed | halo | cpu | profile) ;;
+    *) echo "error: unknown step '$s' (try: test bench sweep solve mixed halo cpu profile)" >&2; exit 2 ;;
   esac
 done
 command -v nvcc > /dev/null || { echo "error: no nvcc on the PATH: this script is for a host with CUDA" >&2; exit 2; }
@@ -77,6 +83,36 @@ for s in "${steps[@]}"; do
       for prec in double mixed; do
         OMP_PROC_BIND=close OMP_PLACES=cores "$dslash" solve --random --lattice 32x32x32x32 --seed 3 --mass -1.0 --solver cg --kernel vnode \
           --prec "$prec" --tol 1e-10 --maxiter 20000 --json "$out/cpu_solve_cg_vnode_${prec}_m1.json" | grep -E "^(converged|dslash):"
+      done ;;
+    mixed)
+      for round in 1 2 3; do
+        for backend in cuda cpu; do
+          kernel=naive
+          [ "$backend" = cpu ] && kernel=vnode
+          for variant in double mixed mixed12; do
+            prec=${variant%12}
+            extra=()
+            [ "$variant" = mixed12 ] && extra=(--compress-sloppy 12)
+            OMP_PROC_BIND=close OMP_PLACES=cores "$dslash" solve --backend "$backend" --random --lattice 32x32x32x32 --seed 3 --mass -1.0 \
+              --solver cg --kernel "$kernel" --prec "$prec" "${extra[@]}" --tol 1e-10 --maxiter 20000 \
+              --json "$out/mixed_${backend}_${variant}_r${round}.json" | grep -E "^(converged|dslash):" | sed "s/^/$backend $variant r$round: /"
+          done
+        done
+      done ;;
+    halo)
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      gpus=$(nvidia-smi -L | grep -c GPU)
+      per_rank=()
+      [ "$gpus" -ge 2 ] && per_rank=(--gpu-per-rank)
+      for round in 1 2 3; do
+        for prec in single double; do
+          for how in staged peer; do
+            mpirun -np 2 --bind-to none "$dslash" bench --backend cuda --lattice 32x32x32x32 --mpi 1.1.1.2 "${per_rank[@]}" --kernel naive \
+              --dispatch range --prec "$prec" --iters 20 --gpu-halo "$how" --verbose --json "$out/halo_${gpus}gpu_${prec}_${how}_r${round}.json" \
+              > "$out/halo_${gpus}gpu_${prec}_${how}_r${round}.txt"
+            grep -E "^# .*halo at|^#   (call|wait|copy|interior|control)" "$out/halo_${gpus}gpu_${prec}_${how}_r${round}.txt" | sed "s/^/$prec $how r$round: /"
+          done
+        done
       done ;;
     cpu)
       export OMP_PROC_BIND=close OMP_PLACES=cores

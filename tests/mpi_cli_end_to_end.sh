@@ -134,6 +134,7 @@ expect_mpi_error 2 "missing.nersc" apply --gauge missing.nersc --in psi.npy --ou
 expect_mpi_error 2 "directory 'missing' does not exist" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --json missing/b.json
 expect_mpi_error 2 "'.': it is a directory" apply --gauge U.nersc --in psi.npy --out . --kernel naive --mpi 1.1.1.2
 expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --gpu-per-rank
+expect_mpi_error 2 "gpu-halo applies to --backend cuda" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --gpu-halo peer
 expect_mpi_error 3 "L0 (x) = 8 is not divisible by 3 ranks" solve --gauge U.nersc --in psi.npy --mass 0.1 --mpi 3.1.1.1
 expect_mpi_error 2 "say how they split the lattice with --mpi" solve --random --lattice 8x8x8x8 --mass 0.1
 
@@ -153,7 +154,7 @@ elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q G
       --dagger --mpi 1.1.1.2 --backend cuda > /dev/null || fail "apply --kernel $kernel --backend cuda over 2 ranks"
   done
   "$mpirun" -np 2 --oversubscribe "$dslash" apply --gauge U.nersc --in psi.npy --out gpu_zt.npy --kernel vnode --parity odd \
-    --dagger --mpi 1.1.2.1 --backend cuda --comms-overlap off > /dev/null || fail "apply --backend cuda over 1.1.2.1, overlap off"
+    --dagger --mpi 1.1.2.1 --backend cuda --comms-overlap off --gpu-halo staged > /dev/null || fail "apply --backend cuda over 1.1.2.1, overlap off, staged"
   /usr/bin/python3 "$npy_close" ref.npy 1e-12 gpu_naive.npy gpu_mrhs.npy gpu_vnode.npy gpu_zt.npy || fail "a GPU decomposed apply differs"
   "$mpirun" -np 2 --oversubscribe "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel vnode --prec mixed --mpi 1.1.1.2 \
     --backend cuda --out x_gpu.npy > /dev/null || fail "solve --backend cuda over 2 ranks"
@@ -161,8 +162,15 @@ elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q G
   "$mpirun" -np 2 --oversubscribe "$dslash" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --backend cuda --prec single --iters 2 --warmup 1 \
     --check --verbose > gpu_bench.txt 2> gpu_bench.err || fail "bench --backend cuda over 2 ranks: $(cat gpu_bench.err)"
   grep -q "check passed: 9 variant(s)" gpu_bench.err || fail "bench --backend cuda --check: $(cat gpu_bench.err)"
-  for stage in "copy to host" "copy to device" interior "project t fwd" "complete t bwd"; do
+  # Ranks of one node: the halos go GPU to GPU (auto); staged through the host when asked.
+  for stage in "copy to peers" interior "project t fwd" "complete t bwd"; do
     grep -q "^#   $stage" gpu_bench.txt || fail "bench --backend cuda --verbose lacks '$stage': $(cat gpu_bench.txt)"
+  done
+  grep -q "halo at .* of what GPU to GPU (CUDA IPC) moves here" gpu_bench.txt || fail "bench --backend cuda: no peer halo line: $(cat gpu_bench.txt)"
+  "$mpirun" -np 2 --oversubscribe "$dslash" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --backend cuda --prec double --kernel naive --iters 2 \
+    --warmup 1 --check --verbose --gpu-halo staged > gpu_staged.txt 2> gpu_staged.err || fail "bench --gpu-halo staged: $(cat gpu_staged.err)"
+  for stage in "copy to host" "copy to device"; do
+    grep -q "^#   $stage" gpu_staged.txt || fail "bench --gpu-halo staged --verbose lacks '$stage': $(cat gpu_staged.txt)"
   done
 else
   [ "$rc" -eq 2 ] || fail "apply --backend cuda without a GPU: exit $rc, expected 2"

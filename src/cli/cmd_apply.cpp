@@ -109,7 +109,8 @@ void apply_distributed(ApplyOptions& o) {
   std::vector<SpinorField<double>> in;
   for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const int per_call = spinors_per_call(o, in.size());
-  mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call));
+  mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call),
+                                 {.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo)});
   struct Overlapped {  // HaloDslash with the progress strategy bound, as apply_each calls it
     mpi::HaloDslash<Real, Space>& d;
     mpi::Progress progress;
@@ -154,7 +155,7 @@ void add_apply_command(CLI::App& app) {
       reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout", "--compress", "--backend"},
                    "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
     if (opt->backend == "cuda") require_cuda(*cmd, {"--simd", "--layout"}, opt->mpi.distributed());
-    else if (opt->mpi.gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
+    opt->mpi.check_backend(opt->backend);
     reject_simd_for_naive(opt->kernel, opt->k.simd);
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)

@@ -198,7 +198,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
     if (!o->json.empty()) check_output_file("--json", o->json);  // now, not after minutes of measuring
-    if (o->backend != "cuda" && o->mpi.gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
+    o->mpi.check_backend(o->backend);
 #if defined(DSLASH_HAVE_MPI)
     if (distributed) {
       if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads", "--layout"}, true);

@@ -73,6 +73,7 @@ struct MpiResult : bench::VariantResult {
   // Halo bytes per rank and call; the Dslash's exchange and the exchange-only ceiling, best calls.
   std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
   int messages = 0;  // sent per rank and call
+  std::string transport;  // HaloDslash::transport(): host, staged or peer
   double halo_GBs = 0, exchange_only_GBs = 0, halo_percent = 0;
 };
 
@@ -83,7 +84,7 @@ nlohmann::json mpi_fields(const MpiResult& r) {
           {"stages", stages},
           {"control", {{"time_min_s", r.control_min}, {"time_median_s", r.control_median}, {"times_s", r.control_times},
                        {"gflops_per_rank", r.control_gflops_per_rank}, {"overhead", r.overhead}}},
-          {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected}, {"halo_messages_per_rank", r.messages},
+          {"halo_transport", r.transport}, {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected}, {"halo_messages_per_rank", r.messages},
           {"halo_GBs", r.halo_GBs}, {"exchange_only_GBs", r.exchange_only_GBs}, {"halo_percent_of_exchange_only", r.halo_percent}};
 }
 
@@ -122,8 +123,9 @@ struct CallTimer {
 };
 
 // The stages of HaloDslash::apply, per direction where they have one, over the ranks.
-// device: the GPU's staging copies too.
-std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector<mpi::HaloCallTimes>& calls, bool device) {
+// transport (HaloDslash::transport): the GPU's copies too, staged or to the peers.
+std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector<mpi::HaloCallTimes>& calls, std::string_view transport) {
+  const bool staged = transport == "staged", peer = transport == "peer";
   std::vector<Stage> stages;
   const auto add = [&](std::string name, const std::function<double(const mpi::HaloCallTimes&)>& pick) {
     std::vector<double> v;
@@ -138,12 +140,13 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
           add(std::string(stage) + " " + kDir[mu] + (h == 0 ? " fwd" : " bwd"), [=](const mpi::HaloCallTimes& c) { return (c.*member)[mu][h]; });
   };
   per_direction("project", &mpi::HaloCallTimes::project);
-  if (device) add("copy to host", [](const auto& c) { return c.to_host; });
+  if (staged) add("copy to host", [](const auto& c) { return c.to_host; });
+  if (peer) add("copy to peers", [](const auto& c) { return c.to_peers; });
   add("post", [](const auto& c) { return c.post; });
   add("interior", [](const auto& c) { return c.interior; });
   add("progress", [](const auto& c) { return c.progress; });
   add("wait", [](const auto& c) { return c.wait; });
-  if (device) add("copy to device", [](const auto& c) { return c.to_device; });
+  if (staged) add("copy to device", [](const auto& c) { return c.to_device; });
   per_direction("complete", &mpi::HaloCallTimes::complete);
   add("call", [](const auto& c) { return c.call; });
   add("transfer", [](const auto& c) { return c.transfer; });
@@ -151,7 +154,7 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
 }
 
 double sum_of(const mpi::HaloCallTimes& c, bool comm) {
-  double s = comm ? c.post + c.wait + c.to_host + c.to_device : c.interior + c.progress;
+  double s = comm ? c.post + c.wait + c.to_host + c.to_device + c.to_peers : c.interior + c.progress;
   for (const auto& per_mu : comm ? c.project : c.complete) s += per_mu[0] + per_mu[1];
   return s;
 }
@@ -162,7 +165,8 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   const bool root = grid.rank() == 0;
   const mpi::Progress progress = mpi::parse_progress(o.mpi.overlap);
   constexpr bool kDevice = !Space::host_accessible;
-  mpi::HaloDslash<Real, Space> d(grid, u, request, {.coalesce = o.halo_messages == "per-peer", .chunks = o.halo_chunks});
+  mpi::HaloDslash<Real, Space> d(grid, u, request,
+                                 {.coalesce = o.halo_messages == "per-peer", .chunks = o.halo_chunks, .gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo)});
   MpiResult r;
   r.cfg = d.kernel().config();
   r.label = d.kernel().label();
@@ -198,7 +202,8 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   d.reset_times();
   for (int i = 0; i < o.iters; ++i) decomposed(apply_next);
   r.times = decomposed.slowest;
-  r.stages = stage_figures(grid, d.times(), kDevice);
+  r.transport = d.transport();
+  r.stages = stage_figures(grid, d.times(), r.transport);
   std::vector<double> comm, compute;
   for (const auto& c : d.times()) comm.push_back(sum_of(c, true)), compute.push_back(sum_of(c, false));
   r.comm_s = over_ranks(comm, grid.comm()).max;
@@ -222,12 +227,8 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   }
 
   // The halo: the Dslash's exchange and the same messages alone, interleaved so both see the same machine.
-  mpi::HaloExchange<Real> alone(grid, d.face_reals(), o.halo_messages == "per-peer");
   CallTimer halo{grid.comm()}, ceiling{grid.comm()};
-  const auto exchange_only = [&] {
-    alone.start();
-    alone.wait();
-  };
+  const auto exchange_only = [&] { d.move_halos(); };
   halo([&] { d.exchange(sets.in[0]); }, false);
   ceiling(exchange_only, false);
   for (int i = 0; i < std::max(3, o.iters); ++i) {
@@ -316,6 +317,11 @@ int run(const BenchOptions& o) {
   run.sites_per_parity = grid.local().half_volume();
   run.footprint_bytes = bench::footprint_bytes<Real>(grid.local(), o.compress);
   run.llc = bench::last_level_cache(ranks_per_node(grid.comm()));  // the ranks on a node share its cache
+  run.notes = {std::string("comms overlap ") + progress + ", halo messages " + o.halo_messages +
+               "; comm/compute per call: the slowest rank's median; control: the same local lattice with no halo, every rank at once"};
+  run.extra = {{"local_lattice", grid.local().extents()}, {"grid", grid.grid()}, {"ranks", grid.size()},
+               {"threads_per_rank", run.threads}, {"comms_overlap", progress},
+               {"halo_messages", o.halo_messages}};
   run.extra["backend"] = kDevice ? "cuda" : "cpu";
   if constexpr (kDevice) {
 #if defined(DSLASH_HAVE_CUDA)
@@ -325,14 +331,9 @@ int run(const BenchOptions& o) {
     run.llc = {g.l2_bytes, "the GPU's L2", gpu.sharing};  // ranks on one GPU share its L2
     run.notes.push_back("gpu " + g.name + ", rank 0: " + gpu.describe() + "; stages from CUDA events (GPU) and host clocks (post, wait)");
     run.extra["gpu"] = {{"name", g.name}, {"rank0", gpu.describe()}, {"cuda_aware_mpi", gpu.cuda_aware}, {"ranks_sharing_rank0_gpu", gpu.sharing},
-                        {"halo_staging", "pinned host buffers"}};
+                        {"gpu_halo", o.mpi.gpu_halo}};
 #endif
   }
-  run.notes = {std::string("comms overlap ") + progress + ", halo messages " + o.halo_messages +
-               "; comm/compute per call: the slowest rank's median; control: the same local lattice with no halo, every rank at once"};
-  run.extra = {{"local_lattice", grid.local().extents()}, {"grid", grid.grid()}, {"ranks", grid.size()},
-               {"threads_per_rank", run.threads}, {"comms_overlap", progress},
-               {"halo_messages", o.halo_messages}};
   // Every rank measures at once, as they run: the ceilings are one rank's share of the node.
   if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", run.threads);
   MPI_Barrier(grid.comm());
@@ -394,8 +395,9 @@ int run(const BenchOptions& o) {
                 "exchange (project, post, wait); MPI GB/s: the same messages alone (post, wait)\n");
     for (const auto& r : results)
       if (r.halo_bytes > 0)
-        std::printf("# %s: halo at %.0f%% of what MPI moves here (%.2f of %.2f GB/s, %d message(s) each way); overhead %+.0f%% against the no-halo control\n",
-                    r.label.c_str(), r.halo_percent, r.halo_GBs, r.exchange_only_GBs, r.messages, 100 * r.overhead);
+        std::printf("# %s: halo at %.0f%% of what %s moves here (%.2f of %.2f GB/s, %d message(s) each way); overhead %+.0f%% against the no-halo control\n",
+                    r.label.c_str(), r.halo_percent, r.transport == "peer" ? "GPU to GPU (CUDA IPC)" : "MPI", r.halo_GBs, r.exchange_only_GBs,
+                    r.messages, 100 * r.overhead);
     for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
     if (o.verbose)
       for (const auto& r : results) print_breakdown(r, o.iters);

@@ -160,6 +160,10 @@ void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
   cmd.add_flag("--gpu-per-rank", o.gpu_per_rank,
                "with --mpi --backend cuda: every rank its own GPU (an error where a node has fewer GPUs than ranks); default: ranks share them")
       ->needs(grid);
+  cmd.add_option("--gpu-halo", o.gpu_halo,
+                 "with --mpi --backend cuda: halos GPU to GPU through CUDA IPC (peer: ranks of one node), through pinned host buffers and MPI "
+                 "(staged), or peer where every neighbour's GPU can be reached (auto)")
+      ->check(CLI::IsMember({"auto", "peer", "staged"}))->capture_default_str()->needs(grid);
 }
 
 int mpi_world_size() {
@@ -200,6 +204,12 @@ bool MpiOptions::distributed() const {
   if (grid.empty() && ranks > 1)
     throw std::invalid_argument(std::to_string(ranks) + " MPI ranks were started: say how they split the lattice with --mpi a.b.c.d");
   return !grid.empty();
+}
+
+void MpiOptions::check_backend(const std::string& backend) const {
+  if (backend == "cuda") return;
+  if (gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
+  if (gpu_halo != "auto") throw std::invalid_argument("--gpu-halo applies to --backend cuda");
 }
 
 DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {

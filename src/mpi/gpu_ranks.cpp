@@ -20,7 +20,7 @@ bool cuda_aware_mpi() {
 std::string GpuBinding::describe() const {
   return "GPU " + std::to_string(device) + " of " + std::to_string(devices) +
          (sharing > 1 ? " (" + std::to_string(sharing) + " ranks share it)" : "") + "; MPI " +
-         (cuda_aware ? "CUDA-aware" : "not CUDA-aware") + ": halos staged through pinned host buffers";
+         (cuda_aware ? "CUDA-aware" : "not CUDA-aware");
 }
 
 GpuBinding bind_gpu(MPI_Comm comm, bool exclusive) {

@@ -2,8 +2,9 @@
 // One GPU per rank (a build with CUDA and MPI): each rank binds to GPU (local rank % GPUs on its
 // node), the local rank from a shared-memory communicator (MPI_Comm_split_type), so ranks on one
 // node spread over its GPUs and share them when there are more ranks than GPUs. Whether the MPI
-// library can read device memory (CUDA-aware) is asked at run time; the halo stages its messages
-// through page-locked host buffers either way (mpi/halo_dslash.hpp).
+// library can read device memory (CUDA-aware) is asked at run time and reported; the halo moves its
+// messages GPU to GPU (CUDA IPC) between ranks of a node, else through page-locked host buffers
+// (mpi/halo_dslash.hpp).
 #include <mpi.h>
 
 #include <string>
@@ -17,7 +18,7 @@ struct GpuBinding {
   int local_ranks = 1;
   int sharing = 1;       // ranks of this node on this rank's GPU
   bool cuda_aware = false;  // MPIX_Query_cuda_support where the library has it
-  std::string describe() const;  // "GPU 0 of 1 (2 ranks share it); MPI not CUDA-aware: halos staged through pinned host buffers"
+  std::string describe() const;  // "GPU 0 of 1 (2 ranks share it); MPI not CUDA-aware"
 };
 
 // Collective. Binds this rank to its GPU. A rank that sees no GPU, or, with `exclusive` (one GPU per

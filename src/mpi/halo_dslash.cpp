@@ -12,6 +12,7 @@
 #include "mpi/mpi_session.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
+#include "mpi/peer_halo.hpp"
 #endif
 
 namespace dslash::mpi {
@@ -64,8 +65,15 @@ const char* to_string(Progress p) {
   return "?";
 }
 
+GpuHalo parse_gpu_halo(std::string_view text) {
+  if (text == "auto") return GpuHalo::Auto;
+  if (text == "staged") return GpuHalo::Staged;
+  if (text == "peer") return GpuHalo::Peer;
+  throw std::invalid_argument("--gpu-halo '" + std::string(text) + "': expected auto, staged or peer");
+}
+
 double HaloCallTimes::stages() const {
-  double s = post + interior + progress + wait + to_host + to_device;
+  double s = post + interior + progress + wait + to_host + to_device + to_peers;
   for (int mu = 0; mu < 4; ++mu)
     for (int h = 0; h < 2; ++h) s += project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] + complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)];
   return s;
@@ -75,7 +83,13 @@ template <class Real, class Space>
 HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
     : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
-  if constexpr (kDevice) device_ = std::make_unique<Device>(exchange_);
+  if constexpr (kDevice) device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo);
+}
+
+template <class Real, class Space>
+const char* HaloDslash<Real, Space>::transport() const {
+  if constexpr (!kDevice) return "host";
+  else return device_->peer ? "peer" : "staged";
 }
 
 template <class Real, class Space>
@@ -202,11 +216,33 @@ int HaloDslash<Real, Space>::progress_slabs() const {
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::exchange(const spinor_view& in) {
-  if constexpr (kDevice) stage_out(in);
-  else project(in, nullptr);
+  if constexpr (kDevice) {
+    HaloCallTimes untimed;
+    stage_out(in);
+    post_and_wait(untimed);
+    stage_in(View<Real, 1, LayoutRight, Space>());
+    return;
+  }
+  project(in, nullptr);
   exchange_.start();
   exchange_.wait();
-  if constexpr (kDevice) stage_in(View<Real, 1, LayoutRight, Space>());
+}
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::move_halos() {
+#if defined(DSLASH_HAVE_CUDA)
+  if constexpr (kDevice) {
+    if (device_->peer) {
+      device_->peer->copy(device_->send.data(), device_->faces.get());
+      device_->faces.synchronize();
+      device_->peer->start();
+      device_->peer->wait();
+      return;
+    }
+  }
+#endif
+  exchange_.start();
+  exchange_.wait();
 }
 
 template <class Real, class Space>
@@ -220,27 +256,39 @@ std::vector<SpinorField<Real>> HaloDslash<Real, Space>::apply(const std::vector<
 }
 
 #if defined(DSLASH_HAVE_CUDA)
-// The GPU's side of the halo: device twins of the exchange's buffers (same layout, so one copy each
-// way), those host buffers page-locked, two streams, and an event pair per timed piece.
+// The GPU's side of the halo: a device twin of the exchange's send buffer (same layout), and either
+// a device twin of its receive buffer with both host buffers page-locked (staged: one copy each way)
+// or the peer mappings (peer: the neighbours write into receive buffers of their own); two streams,
+// and an event pair per timed piece.
 template <class Real, class Space>
 struct HaloDslash<Real, Space>::Device {
   struct Span {  // GPU time between two events of one stream
     cuda::Event start, stop;
     double seconds() const { return stop.since(start); }
   };
-  explicit Device(HaloExchange<Real>& x)
-      : send("halo_send_device", x.reals()), receive("halo_receive_device", x.reals()),
-        pinned_send(x.send_buffer(), x.buffer_bytes()), pinned_receive(x.receive_buffer(), x.buffer_bytes()), faces(true) {}
+  Device(const ProcessGrid& grid, HaloExchange<Real>& x, GpuHalo how) : send("halo_send_device", x.reals()), faces(true) {
+    const std::string refusal = how == GpuHalo::Staged ? "" : peer_halo_refusal(grid, x);
+    if (how == GpuHalo::Peer && !refusal.empty()) throw CollectiveError("--gpu-halo peer: " + refusal);
+    if (how != GpuHalo::Staged && refusal.empty() && x.messages() > 0) {
+      peer = std::make_unique<PeerHalo<Real>>(grid, x);
+    } else {
+      receive = View<Real, 1, LayoutRight, Space>("halo_receive_device", x.reals());
+      pinned_send.emplace(x.send_buffer(), x.buffer_bytes());
+      pinned_receive.emplace(x.receive_buffer(), x.buffer_bytes());
+    }
+  }
   View<Real, 1, LayoutRight, Space> send, receive;
-  cuda::PinnedRegion pinned_send, pinned_receive;
+  std::optional<cuda::PinnedRegion> pinned_send, pinned_receive;
+  std::unique_ptr<PeerHalo<Real>> peer;
   cuda::Stream faces, interior;  // faces at high priority
   std::array<Span, 8> project, complete;  // [2 mu + hop]
-  Span to_host, to_device, computed;
+  Span copy_out, to_device, computed;
 };
 #else
 template <class Real, class Space>
 struct HaloDslash<Real, Space>::Device {
-  explicit Device(HaloExchange<Real>&) {}
+  Device(const ProcessGrid&, HaloExchange<Real>&, GpuHalo) {}
+  bool peer = false;
 };
 #endif
 
@@ -255,31 +303,53 @@ void HaloDslash<Real, Space>::stage_out(const spinor_view& in) {
     faces_.project(mu, hop, in, g.send.data() + (exchange_.send(mu, hop) - exchange_.send_buffer()));
     span.stop.record(g.faces.get());
   });
-  g.to_host.start.record(g.faces.get());
-  cuda::copy_async(exchange_.send_buffer(), g.send.data(), exchange_.bytes(), g.faces.get());
-  g.to_host.stop.record(g.faces.get());
-  g.faces.synchronize();  // the messages are in host memory: MPI may read them
+  g.copy_out.start.record(g.faces.get());
+  if (g.peer) g.peer->copy(g.send.data(), g.faces.get());
+  else cuda::copy_async(exchange_.send_buffer(), g.send.data(), exchange_.bytes(), g.faces.get());
+  g.copy_out.stop.record(g.faces.get());
+  g.faces.synchronize();  // the messages are in host memory (MPI may read them) or in the peers' buffers (they may be told)
 #else
   (void)in;
 #endif
 }
 
-// Copies the received messages to the device and, where `out` is not empty, completes the faces
-// after the interior; returns with everything done.
+template <class Real, class Space>
+void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
+#if defined(DSLASH_HAVE_CUDA)
+  const double t0 = MPI_Wtime();
+  if (device_->peer) device_->peer->start();
+  else exchange_.start();
+  const double posted = MPI_Wtime();
+  if (device_->peer) device_->peer->wait();
+  else exchange_.wait();
+  const double waited = MPI_Wtime();
+  t.post = posted - t0;
+  t.wait = waited - posted;
+  t.transfer = waited - posted;
+#else
+  (void)t;
+#endif
+}
+
+// Brings the received messages to the device (staged) and, where `out` is not empty, completes the
+// faces after the interior; returns with everything done.
 template <class Real, class Space>
 void HaloDslash<Real, Space>::stage_in(const spinor_view& out) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
   const cuda::StreamScope on_faces(g.faces.get());
-  g.to_device.start.record(g.faces.get());
-  cuda::copy_async(g.receive.data(), exchange_.receive_buffer(), exchange_.bytes(), g.faces.get());
-  g.to_device.stop.record(g.faces.get());
+  if (!g.peer) {
+    g.to_device.start.record(g.faces.get());
+    cuda::copy_async(g.receive.data(), exchange_.receive_buffer(), exchange_.bytes(), g.faces.get());
+    g.to_device.stop.record(g.faces.get());
+  }
+  const Real* received = g.peer ? g.peer->receive() : g.receive.data();
   if (out.size() > 0) {
     cuda::check(cudaStreamWaitEvent(g.faces.get(), g.computed.stop.get(), 0), "cudaStreamWaitEvent");  // the interior wrote out first
     for_each_face([&](int mu, Hop hop) {
       auto& span = g.complete[2 * static_cast<std::size_t>(mu) + static_cast<std::size_t>(hop)];
       span.start.record(g.faces.get());
-      faces_.complete(mu, hop, g.receive.data() + (exchange_.receive(mu, hop) - exchange_.receive_buffer()), out);
+      faces_.complete(mu, hop, received + (exchange_.receive(mu, hop) - exchange_.receive_buffer()), out);
       span.stop.record(g.faces.get());
     });
   }
@@ -305,14 +375,7 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   // small kernels still start as soon as the GPU has room.
   if (progress != Progress::None) interior();
   stage_out(in);
-  const double t0 = MPI_Wtime();
-  exchange_.start();
-  const double posted = MPI_Wtime();
-  exchange_.wait();
-  const double waited = MPI_Wtime();
-  t.post = posted - t0;
-  t.wait = waited - posted;
-  t.transfer = waited - posted;
+  post_and_wait(t);
   if (progress == Progress::None) interior();
   stage_in(out);
   t.call = MPI_Wtime() - start;
@@ -322,8 +385,12 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
     t.complete[m][h] = g.complete[2 * m + h].seconds();
   });
   t.interior = g.computed.seconds();
-  t.to_host = g.to_host.seconds();
-  t.to_device = g.to_device.seconds();
+  if (g.peer) {
+    t.to_peers = g.copy_out.seconds();
+  } else {
+    t.to_host = g.copy_out.seconds();
+    t.to_device = g.to_device.seconds();
+  }
   times_.push_back(t);
 #else
   (void)in, (void)out, (void)progress;

@@ -14,12 +14,15 @@
 // MPI_THREAD_FUNNELED suffices, as only the master calls MPI). None waits before the interior.
 //
 // Space = CudaSpace (one GPU per rank, mpi/gpu_ranks.hpp): the same stages with the kernels on the
-// GPU and the messages staged through host memory, on two streams:
-//   faces stream (high priority)  project -> copy to the pinned host send buffer
+// GPU, on two streams, the messages moved one of two ways (GpuHalo):
+//   faces stream (high priority)  project -> copy out: to the pinned host send buffer (staged), or
+//                                 straight into the neighbours' GPU receive buffers (peer, CUDA IPC:
+//                                 mpi/peer_halo.hpp; MPI carries a 0-byte notice)
 //   interior stream               the interior kernel, launched at once; it runs on the GPU while
 //                                 the host posts and waits (the overlap needs no progress strategy)
-//   host                          waits for the copy, post, wait
-//   faces stream                  copy the receive buffer to the device, wait for the interior, complete
+//   host                          waits for the copy out, post, wait
+//   faces stream                  staged: copy the receive buffer to the device; wait for the
+//                                 interior, complete
 // project, complete, the copies and the interior are timed by CUDA events (GPU time), post and wait
 // on the host. Off (Progress::None) launches the interior after the wait; chunks and thread overlap.
 #include <array>
@@ -36,6 +39,10 @@
 namespace dslash::mpi {
 
 enum class Progress { None, Chunks, Thread };
+// How GPU ranks move their halos (--gpu-halo): Peer where every neighbour's GPU is reachable on this
+// node (Auto picks it there, else Staged), Staged through pinned host buffers and MPI.
+enum class GpuHalo { Auto, Staged, Peer };
+GpuHalo parse_gpu_halo(std::string_view text);  // auto, staged, peer
 // --comms-overlap: off -> None, chunks or on (the measured best on shared memory) -> Chunks, thread -> Thread.
 Progress parse_progress(std::string_view text);
 const char* to_string(Progress p);
@@ -48,13 +55,15 @@ struct HaloCallTimes {
   double progress = 0;  // Chunks: the MPI_Testall calls between the slabs
   double wait = 0, call = 0;
   double transfer = 0;  // post -> every message seen done (at a test or the wait)
-  double to_host = 0, to_device = 0;  // the GPU: staging copies of the send and receive buffers (0 on a CPU)
+  double to_host = 0, to_device = 0;  // the GPU, staged: copies of the send and receive buffers (0 on a CPU)
+  double to_peers = 0;                // the GPU, peer: the copies into the neighbours' receive buffers
   double stages() const;
 };
 
 struct HaloOptions {
   bool coalesce = true;  // one message per peer (mpi/halo_exchange.hpp)
   int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
+  GpuHalo gpu_halo = GpuHalo::Auto;
 };
 
 template <class Real, class Space = HostSpace>
@@ -79,11 +88,17 @@ class HaloDslash {
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, Progress progress = Progress::Chunks);
   // Collective. Only the halo exchange of an apply (project, post, wait), untimed: for halo bandwidth.
   void exchange(const spinor_view& in);
+  // Collective. The messages of an exchange alone, moved as apply() moves them (MPI on the host
+  // buffers; peer: the GPU copies and their notices), no projection and no staging copy: what the
+  // halo could move at best here (the bench's exchange-only ceiling).
+  void move_halos();
 
   // Bytes this rank sends per apply: 12 reals x face sites x nrhs, for each face of each split direction.
   std::uint64_t halo_bytes() const { return exchange_.bytes(); }
   std::array<std::size_t, 4> face_reals() const;  // one face's message in each direction
   int messages() const { return exchange_.messages(); }
+  // How the halos travel: "host" (a CPU rank), "staged" or "peer" (GPU ranks).
+  const char* transport() const;
   int progress_slabs() const;
   // One entry per apply since reset_times().
   const std::vector<HaloCallTimes>& times() const { return times_; }
@@ -100,6 +115,7 @@ class HaloDslash {
   // The GPU's stages (halo_dslash.cpp): project and copy to the host; copy to the device and complete.
   void apply_device(const spinor_view& in, const spinor_view& out, Progress progress);
   void stage_out(const spinor_view& in);
+  void post_and_wait(HaloCallTimes& t);  // the GPU's messages, or notices, once staged out
   void stage_in(const spinor_view& out);
 
   // Chunks: at least kMinSlabs slabs, and more for long calls (mrhs), about one per kSlabWork
@@ -111,7 +127,7 @@ class HaloDslash {
   HaloExchange<Real> exchange_;
   HaloOptions options_;
   std::vector<HaloCallTimes> times_;
-  struct Device;  // the GPU's message buffers, pinned host buffers, streams and events; null on a CPU
+  struct Device;  // the GPU's message buffers, pinned host buffers or peer mappings, streams and events; null on a CPU
   std::unique_ptr<Device> device_;
 };
 

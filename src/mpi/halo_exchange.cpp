@@ -72,6 +72,7 @@ HaloExchange<Real>::HaloExchange(const ProcessGrid& grid, const std::array<std::
       const int tag = coalesce_ ? 0 : static_cast<int>(m.slots.front());
       MPI_Request& r = requests_.emplace_back();
       const int count = static_cast<int>(at - first);
+      (sending ? sends_ : receives_).push_back({m.peer, tag, first, at - first});
       if (sending) MPI_Send_init(buffer + first, count, datatype<Real>(), m.peer, tag, grid.comm(), &r);
       else MPI_Recv_init(buffer + first, count, datatype<Real>(), m.peer, tag, grid.comm(), &r);
     }

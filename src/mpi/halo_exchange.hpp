@@ -48,6 +48,15 @@ class HaloExchange {
   bool test();   // MPI_Testall: true once every message of this call has arrived and left
   void wait();   // MPI_Waitall
 
+  // One message of a call: its peer, its tag, and where it lies in the send or receive buffer. A
+  // device backend that moves the bytes itself (GPU to GPU) takes the same layout.
+  struct Span {
+    int peer = 0, tag = 0;
+    std::size_t offset = 0, reals = 0;
+  };
+  const std::vector<Span>& sends() const { return sends_; }
+  const std::vector<Span>& receives() const { return receives_; }
+
   int messages() const { return static_cast<int>(requests_.size()) / 2; }  // sent per call (as many received)
   std::uint64_t bytes() const { return bytes_; }                           // sent per call
   bool coalesced() const { return coalesce_; }
@@ -60,6 +69,7 @@ class HaloExchange {
   std::unique_ptr<Real[], Free> send_, receive_;
   std::array<std::size_t, 8> send_offset_{}, receive_offset_{};
   std::vector<MPI_Request> requests_;  // receives first, then sends
+  std::vector<Span> sends_, receives_;
   std::uint64_t bytes_ = 0;
   bool coalesce_, active_ = false;
 };

@@ -1,6 +1,6 @@
 // The GPU halo under mpirun (a build with CUDA and MPI): every rank binds to a GPU (ranks share one
-// where there are fewer), and the decomposed GPU Dslash is checked against the single-process
-// reference. ctest runs it on 2 ranks splitting t and on 4 splitting z and t:
+// where there are fewer), and the decomposed GPU Dslash, its halos staged through the host and
+// moved GPU to GPU (CUDA IPC), is checked against the single-process reference. ctest runs it on 2 ranks splitting t and on 4 splitting z and t:
 //   mpirun -np 2 test_mpi_cuda_dslash --grid=1.1.1.2
 // Without a usable GPU on every rank, every test reports itself skipped with the reason.
 #include <gtest/gtest.h>
@@ -58,7 +58,8 @@ struct Variant {
 class CudaHaloDslashTest : public ::testing::TestWithParam<Variant> {};
 
 // Even, odd and full output, with and without dagger, overlapped and not: the gathered result
-// against the reference to 1e-12 in double, 1e-5 in single; overlap on and off give the same bits.
+// against the reference to 1e-12 in double, 1e-5 in single; overlap on and off, staged and peer
+// halos and repeated calls give the same bits.
 TEST_P(CudaHaloDslashTest, AgreesWithTheSingleProcessReference) {
   if (!skip_reason().empty()) GTEST_SKIP() << skip_reason();
   const Variant v = GetParam();
@@ -75,42 +76,52 @@ TEST_P(CudaHaloDslashTest, AgreesWithTheSingleProcessReference) {
         DslashConfig cfg{.kernel = v.kernel, .dispatch = v.dispatch, .out = out, .dagger = dagger};
         cfg.nrhs = v.kernel == KernelFamily::Mrhs ? static_cast<int>(32 / sizeof(Real)) : 1;  // one block of SIMT lanes
         cfg.tile = {1, 3, 2, 1};
-        HaloDslash<Real, CudaSpace> d(grid, u, cfg);
-        std::vector<SpinorField<double>> psi;
-        std::vector<SpinorField<Real>> in;
-        for (int r = 0; r < cfg.nrhs; ++r) {
-          SpinorField<double> full(global, Subset::Full), p(global, d.in_subset());
-          fill_gaussian(full, 500 + static_cast<std::uint64_t>(r));
-          copy_sites(full, p);
-          const SpinorField<Real> p_real = convert_precision<Real>(p);
-          in.push_back(scatter(grid, grid.rank() == 0 ? &p_real : nullptr, d.in_subset()));
-          psi.push_back(std::move(p));
-        }
-        const auto overlapped = d.apply(in, Progress::Chunks), serial = d.apply(in, Progress::None);
-        double worst = 0;
-        int differ = 0;
-        for (int r = 0; r < cfg.nrhs; ++r) {
-          const auto& a = overlapped[static_cast<std::size_t>(r)];
-          const auto& b = serial[static_cast<std::size_t>(r)];
-          differ += relative_difference(convert_precision<double>(a), convert_precision<double>(b)) == 0 ? 0 : 1;
-          const auto got = gather(grid, a);
-          if (!got) continue;
-          SpinorField<double> expected(global, out);
-          dslash_reference(u_double, psi[static_cast<std::size_t>(r)], expected, dagger);
-          worst = std::max(worst, relative_difference(*got, expected));
-        }
-        const std::string what = d.kernel().label() + " " + to_string(out) + (dagger ? " dagger" : "") + " on " + grid.describe();
-        EXPECT_LT(max_over_ranks(worst), tolerance) << what;
-        EXPECT_EQ(max_over_ranks(differ), 0.0) << what << ": overlap on and off differ";
-        // Every call is timed stage by stage: the interior, and each split direction's faces and copies.
-        ASSERT_EQ(d.times().size(), 2u);
-        const HaloCallTimes& t = d.times().front();
-        EXPECT_GT(t.interior, 0) << what;
-        EXPECT_GT(t.to_host, 0) << what;
-        EXPECT_GT(t.to_device, 0) << what;
-        for (int mu = 0; mu < 4; ++mu) {
-          if (grid.split(mu)) {
-            EXPECT_GT(t.project[static_cast<std::size_t>(mu)][0], 0) << what;
+        // Staged through host memory, and GPU to GPU: the ranks of a test share a node.
+        std::vector<SpinorField<Real>> staged_result;
+        for (const GpuHalo how : {GpuHalo::Staged, GpuHalo::Peer}) {
+          HaloDslash<Real, CudaSpace> d(grid, u, cfg, {.gpu_halo = how});
+          const bool peer = how == GpuHalo::Peer;
+          ASSERT_STREQ(d.transport(), peer ? "peer" : "staged");
+          std::vector<SpinorField<double>> psi;
+          std::vector<SpinorField<Real>> in;
+          for (int r = 0; r < cfg.nrhs; ++r) {
+            SpinorField<double> full(global, Subset::Full), p(global, d.in_subset());
+            fill_gaussian(full, 500 + static_cast<std::uint64_t>(r));
+            copy_sites(full, p);
+            const SpinorField<Real> p_real = convert_precision<Real>(p);
+            in.push_back(scatter(grid, grid.rank() == 0 ? &p_real : nullptr, d.in_subset()));
+            psi.push_back(std::move(p));
+          }
+          // Three calls: peer alternates its two receive buffers, so the third reuses the first's.
+          const auto overlapped = d.apply(in, Progress::Chunks), serial = d.apply(in, Progress::None), again = d.apply(in, Progress::Chunks);
+          double worst = 0;
+          int differ = 0;
+          for (int r = 0; r < cfg.nrhs; ++r) {
+            const auto& a = overlapped[static_cast<std::size_t>(r)];
+            const auto bits = [&](const SpinorField<Real>& b) { return relative_difference(convert_precision<double>(a), convert_precision<double>(b)) == 0 ? 0 : 1; };
+            differ += bits(serial[static_cast<std::size_t>(r)]) + bits(again[static_cast<std::size_t>(r)]);
+            if (peer) differ += bits(staged_result[static_cast<std::size_t>(r)]);
+            const auto got = gather(grid, a);
+            if (!got) continue;
+            SpinorField<double> expected(global, out);
+            dslash_reference(u_double, psi[static_cast<std::size_t>(r)], expected, dagger);
+            worst = std::max(worst, relative_difference(*got, expected));
+          }
+          if (!peer) staged_result = overlapped;
+          const std::string what = d.kernel().label() + " " + to_string(out) + (dagger ? " dagger" : "") + " on " + grid.describe() + ", " + d.transport();
+          EXPECT_LT(max_over_ranks(worst), tolerance) << what;
+          EXPECT_EQ(max_over_ranks(differ), 0.0) << what << ": overlap on and off, staged and peer, or a repeated call differ";
+          // Every call is timed stage by stage: the interior, and each split direction's faces and copies.
+          ASSERT_EQ(d.times().size(), 3u);
+          const HaloCallTimes& t = d.times().front();
+          EXPECT_GT(t.interior, 0) << what;
+          EXPECT_EQ(t.to_host > 0, !peer) << what;
+          EXPECT_EQ(t.to_device > 0, !peer) << what;
+          EXPECT_EQ(t.to_peers > 0, peer) << what;
+          for (int mu = 0; mu < 4; ++mu) {
+            if (grid.split(mu)) {
+              EXPECT_GT(t.project[static_cast<std::size_t>(mu)][0], 0) << what;
+            }
           }
         }
       }

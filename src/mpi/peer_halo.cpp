@@ -1,0 +1,135 @@
+#include "mpi/peer_halo.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "dslash/core/backend/cuda/space.hpp"
+#include "mpi/mpi_session.hpp"
+
+namespace dslash::mpi {
+
+namespace {
+
+// Tags of the set-up messages and of the notices, apart from the exchange's own (0 or a face slot < 8).
+constexpr int kAddressTag = 128, kNoticeTag = 64;
+
+// Where a sender's message goes: the receiver's buffers and the message's place in them.
+struct Address {
+  cudaIpcMemHandle_t handle;
+  std::size_t offset, stride;
+};
+
+}  // namespace
+
+template <class Real>
+std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>& x) {
+  MPI_Comm node;
+  MPI_Comm_split_type(grid.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int node_size = 0, device = 0;
+  MPI_Comm_size(node, &node_size);
+  std::vector<int> devices(static_cast<std::size_t>(node_size));
+  cuda::check(cudaGetDevice(&device), "cudaGetDevice");
+  MPI_Allgather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, node);
+  MPI_Group all, local;
+  MPI_Comm_group(grid.comm(), &all);
+  MPI_Comm_group(node, &local);
+  std::string why;
+  for (const auto& s : x.sends()) {
+    int on_node = MPI_UNDEFINED;
+    MPI_Group_translate_ranks(all, 1, &s.peer, local, &on_node);
+    if (on_node == MPI_UNDEFINED) {
+      why = "rank " + std::to_string(grid.rank()) + "'s neighbour " + std::to_string(s.peer) + " is on another node";
+      break;
+    }
+    const int theirs = devices[static_cast<std::size_t>(on_node)];
+    int reach = theirs == device ? 1 : 0;
+    if (!reach) cuda::check(cudaDeviceCanAccessPeer(&reach, device, theirs), "cudaDeviceCanAccessPeer");
+    if (!reach) {
+      why = "GPU " + std::to_string(device) + " of rank " + std::to_string(grid.rank()) + " cannot reach GPU " + std::to_string(theirs) +
+            " of its neighbour " + std::to_string(s.peer);
+      break;
+    }
+  }
+  MPI_Group_free(&all);
+  MPI_Group_free(&local);
+  MPI_Comm_free(&node);
+  try {
+    agree(why.empty(), why, grid.comm());
+  } catch (const CollectiveError& e) {
+    return e.what();
+  }
+  return {};
+}
+
+template <class Real>
+PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) : exchange_(x), stride_(x.reals()) {
+  const std::vector<typename HaloExchange<Real>::Span>&sends = x.sends(), &receives = x.receives();
+  std::vector<Address> mine(receives.size()), theirs(sends.size());
+  collectively([&] {
+    void* p = nullptr;
+    cuda::check(cudaMalloc(&p, std::max<std::size_t>(1, 2 * stride_ * sizeof(Real))), "cudaMalloc (peer halo buffers)");
+    buffers_.reset(static_cast<Real*>(p));
+    cudaIpcMemHandle_t handle{};
+    cuda::check(cudaIpcGetMemHandle(&handle, p), "cudaIpcGetMemHandle");
+    for (std::size_t i = 0; i < receives.size(); ++i) mine[i] = {handle, receives[i].offset, stride_};
+  }, grid.comm());
+  // Each receiver tells its sender where the message goes.
+  std::vector<MPI_Request> r;
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    MPI_Irecv(&theirs[i], sizeof(Address), MPI_BYTE, sends[i].peer, kAddressTag + sends[i].tag, grid.comm(), &r.emplace_back());
+  for (std::size_t i = 0; i < receives.size(); ++i)
+    MPI_Isend(&mine[i], sizeof(Address), MPI_BYTE, receives[i].peer, kAddressTag + receives[i].tag, grid.comm(), &r.emplace_back());
+  MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+  collectively([&] {
+    for (std::size_t i = 0; i < sends.size(); ++i) {
+      Real*& base = opened_[sends[i].peer];  // one mapping a peer: all its messages share its buffers
+      if (!base) {
+        void* p = nullptr;
+        cuda::check(cudaIpcOpenMemHandle(&p, theirs[i].handle, cudaIpcMemLazyEnablePeerAccess), "cudaIpcOpenMemHandle");
+        base = static_cast<Real*>(p);
+      }
+      destinations_.push_back({base, theirs[i].offset, theirs[i].stride});
+    }
+  }, grid.comm());
+  for (const auto& s : receives) MPI_Recv_init(nullptr, 0, MPI_BYTE, s.peer, kNoticeTag + s.tag, grid.comm(), &notices_.emplace_back());
+  for (const auto& s : sends) MPI_Send_init(nullptr, 0, MPI_BYTE, s.peer, kNoticeTag + s.tag, grid.comm(), &notices_.emplace_back());
+}
+
+template <class Real>
+PeerHalo<Real>::~PeerHalo() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    for (MPI_Request& r : notices_) MPI_Request_free(&r);
+  for (const auto& [peer, base] : opened_)
+    if (base) cudaIpcCloseMemHandle(base);
+}
+
+template <class Real>
+void PeerHalo<Real>::copy(const Real* send, cudaStream_t stream) {
+  parity_ ^= 1;
+  const auto& sends = exchange_.sends();
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const Destination& d = destinations_[i];
+    cuda::copy_async(d.base + static_cast<std::size_t>(parity_) * d.stride + d.offset, send + sends[i].offset, sends[i].reals * sizeof(Real), stream);
+  }
+}
+
+template <class Real>
+void PeerHalo<Real>::start() {
+  if (!notices_.empty() && MPI_Startall(static_cast<int>(notices_.size()), notices_.data()) != MPI_SUCCESS)
+    throw std::runtime_error("peer halo: MPI_Startall failed");
+}
+
+template <class Real>
+void PeerHalo<Real>::wait() {
+  if (!notices_.empty() && MPI_Waitall(static_cast<int>(notices_.size()), notices_.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    throw std::runtime_error("peer halo: MPI_Waitall failed");
+}
+
+template class PeerHalo<float>;
+template class PeerHalo<double>;
+template std::string peer_halo_refusal<float>(const ProcessGrid&, const HaloExchange<float>&);
+template std::string peer_halo_refusal<double>(const ProcessGrid&, const HaloExchange<double>&);
+
+}  // namespace dslash::mpi

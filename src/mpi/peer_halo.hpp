@@ -1,0 +1,68 @@
+#pragma once
+// PeerHalo<Real>: the halo messages of GPU ranks moved GPU to GPU with CUDA IPC, for ranks of one
+// node whose GPUs reach each other (NVLink or PCIe peer access) or that share one GPU. The host and
+// MPI carry only a 0-byte "your halo is there" per message (QUDA's peer-to-peer policy, simplest form).
+//   construction  every rank allocates two receive buffers on its GPU, laid out as the exchange's
+//                 receive buffer, and tells each sender where its message goes (an IPC handle and
+//                 an offset); a sender opens each peer's handle once
+//   each call     copy(): the projected faces, straight into the peers' receive buffers
+//                 (cudaMemcpyAsync, device to device, one copy a message); once they are done,
+//                 start() posts the notices and wait() waits for the peers' notices
+// The calls alternate between the two receive buffers: a fast rank may start call n + 1 while its
+// peer still completes call n from its buffer, so n + 1 writes the other one; the copy of call n + 2
+// waits for the peer's notice of call n + 1, which the peer sent after it finished call n.
+#include <cuda_runtime_api.h>
+#include <mpi.h>
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mpi/halo_exchange.hpp"
+#include "mpi/process_grid.hpp"
+
+namespace dslash::mpi {
+
+// Collective. Empty when every message of `x` can go GPU to GPU: each peer on this rank's node, its
+// GPU this rank's or one this rank's reaches; else why not, in words, the same on every rank.
+template <class Real>
+std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>& x);
+
+template <class Real>
+class PeerHalo {
+ public:
+  // Collective; the rank bound to its GPU (mpi::bind_gpu). A CUDA IPC failure on any rank is a
+  // CollectiveError on all.
+  PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x);
+  ~PeerHalo();
+  PeerHalo(const PeerHalo&) = delete;
+  PeerHalo& operator=(const PeerHalo&) = delete;
+
+  // Starts a call: switches buffers and enqueues on `stream` the copies of `send` (device memory,
+  // laid out as the exchange's send buffer) into the peers' receive buffers.
+  void copy(const Real* send, cudaStream_t stream);
+  // After the copies are complete: notifies the peers (start) and waits for their notices (wait).
+  void start();
+  void wait();
+  // This call's receive buffer (device memory), complete after wait().
+  const Real* receive() const { return buffers_.get() + static_cast<std::size_t>(parity_) * stride_; }
+
+ private:
+  struct Destination {
+    Real* base = nullptr;  // the peer's receive buffers, mapped here
+    std::size_t offset = 0, stride = 0;
+  };
+  struct FreeDevice {
+    void operator()(Real* p) const { cudaFree(p); }
+  };
+  const HaloExchange<Real>& exchange_;
+  std::unique_ptr<Real, FreeDevice> buffers_;  // two receive buffers, `stride_` reals apart
+  std::size_t stride_ = 0;
+  int parity_ = 1;
+  std::vector<Destination> destinations_;  // one per send span of the exchange
+  std::map<int, Real*> opened_;            // peer rank -> its mapped buffers
+  std::vector<MPI_Request> notices_;       // persistent 0-byte messages: receives first, then sends
+};
+
+}  // namespace dslash::mpi
