@@ -564,14 +564,20 @@ void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch
   else with_reals.template operator()<false>();
 }
 
+// Whether the epilogue is built for 12-real links too: the GPU's naive kernel (one SIMT lane a site).
+template <class Vec>
+inline constexpr bool xpay_with_compressed_links = simd::is_simt<Vec> && Vec::size == 1;
+
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
   // The GPU's layout is always component-major. The epilogue is a template parameter, as the layout:
   // a run-time branch in the store cost the GPU 7-17 points of roofline (docs/performance/HISTORY.md).
-  // It is built for whole links only (the solvers' operator; DslashKernel::fuses_xpay): with the
-  // compressed ones too it doubled the kernel build and stalled the sanitizer preset.
+  // It is built for whole links (the solvers' operator; DslashKernel::fuses_xpay), and for 12-real
+  // links in the GPU's naive kernel, the single-precision operator of a mixed solve with
+  // --compress-sloppy 12 (H200, 32^4 CG: 1.36x its Dslash time without the epilogue). For every
+  // family and compression it doubled the kernel build and stalled the sanitizer preset.
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() {
-    if constexpr (Reals == 18) {
+    if constexpr (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec>)) {
       if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, true, Exec>(args);
     }
     launch_dslash<Real, Vec, Folded, SiteMajor, Reals, false, Exec>(args);
