@@ -102,23 +102,47 @@ FaceArgs<Real> DslashFaces<Real, Space>::args(int mu, Hop hop, const Face& f, co
 }
 
 template <class Real, class Space>
-void DslashFaces<Real, Space>::project(int mu, Hop hop, const spinor_view& in, Real* half) const {
+FaceArgs<Real> DslashFaces<Real, Space>::project_args(int mu, Hop hop, const spinor_view& in, Real* half) const {
   FaceArgs<Real> a = args(mu, hop, send_[static_cast<std::size_t>(mu)][static_cast<int>(hop)], in);
   a.in = in.data();
   a.message = half;
   a.complete = false;
   a.label = "dslash_face_project";
-  runner_(a);
+  return a;
 }
 
 template <class Real, class Space>
-void DslashFaces<Real, Space>::complete(int mu, Hop hop, const Real* half, const spinor_view& out) const {
+FaceArgs<Real> DslashFaces<Real, Space>::complete_args(int mu, Hop hop, const Real* half, const spinor_view& out) const {
   FaceArgs<Real> a = args(mu, hop, receive_[static_cast<std::size_t>(mu)][static_cast<int>(hop)], out);
   a.out = out.data();
   a.received = half;
   a.complete = true;
   a.label = "dslash_face_complete";
-  runner_(a);
+  return a;
+}
+
+template <class Real, class Space>
+void DslashFaces<Real, Space>::project(int mu, Hop hop, const spinor_view& in, Real* half) const {
+  runner_(project_args(mu, hop, in, half), nullptr);
+}
+
+template <class Real, class Space>
+void DslashFaces<Real, Space>::complete(int mu, Hop hop, const Real* half, const spinor_view& out) const {
+  runner_(complete_args(mu, hop, half, out), nullptr);
+}
+
+template <class Real, class Space>
+void DslashFaces<Real, Space>::project_both(int mu, const spinor_view& in, Real* forward_half, Real* backward_half) const {
+  const FaceArgs<Real> backward = project_args(mu, Hop::Backward, in, backward_half);
+  runner_(project_args(mu, Hop::Forward, in, forward_half), &backward);
+}
+
+template <class Real, class Space>
+void DslashFaces<Real, Space>::complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out) const {
+  const FaceArgs<Real> forward = complete_args(mu, Hop::Forward, forward_half, out), backward = complete_args(mu, Hop::Backward, backward_half, out);
+  if (layout_.outer[static_cast<std::size_t>(mu)] >= 2) return runner_(forward, &backward);
+  runner_(forward, nullptr);  // one vector holds both faces: the hops one after the other
+  runner_(backward, nullptr);
 }
 
 template class DslashFaces<float>;

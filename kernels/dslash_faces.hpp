@@ -51,6 +51,11 @@ class DslashFaces {
   void project(int mu, Hop hop, const spinor_view& in, Real* half) const;
   // Adds the `hop` contributions that the neighbour's half spinors make to the packed output.
   void complete(int mu, Hop hop, const Real* half, const spinor_view& out) const;
+  // Both hops of direction mu, in one launch where it can (the faces are short, latency-bound
+  // launches): project always; complete where the two faces are different vectors (an outer extent
+  // of 2 or more in mu), else one launch a hop.
+  void project_both(int mu, const spinor_view& in, Real* forward_half, Real* backward_half) const;
+  void complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out) const;
 
  private:
   // One side of a face: its vectors (offsets of their block 0 in the spinor buffers) in message
@@ -62,6 +67,8 @@ class DslashFaces {
   enum class FaceLink { None, U, UDagger };
   Face face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const;
   FaceArgs<Real> args(int mu, Hop hop, const Face& f, const spinor_view& spinors) const;
+  FaceArgs<Real> project_args(int mu, Hop hop, const spinor_view& in, Real* half) const;
+  FaceArgs<Real> complete_args(int mu, Hop hop, const Real* half, const spinor_view& out) const;
 
   // [mu][hop]: the vectors we send from (input parity) and those we complete (output parity).
   std::array<std::array<Face, 2>, 4> send_, receive_;

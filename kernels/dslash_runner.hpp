@@ -69,7 +69,8 @@ struct FaceArgs {
 };
 
 template <class Real>
-using FaceRunner = void (*)(const FaceArgs<Real>&);
+// One launch of a face stage: `first`, and where not null `second`, the other hop of its direction.
+using FaceRunner = void (*)(const FaceArgs<Real>& first, const FaceArgs<Real>* second);
 
 // The SIMD operations of one instruction set on plain arrays, so a baseline test can check them
 // lane by lane against scalar code. Complex operands are split: W real parts, then W imaginary.

@@ -4,6 +4,10 @@
 // GPU (SIMT lanes, Exec = Cuda). One work item is one face vector: W lanes of the kernel's spinor
 // layout, all right-hand-side blocks (FaceArgs in dslash_runner.hpp). On the GPU, W threads do one
 // item, a lane each, and vnode's spinors and links keep a lane's (re, im) adjacent (Body::kPairs).
+// A launch may carry both hops of a direction (a, then b): the faces are short, latency-bound
+// launches, and on the GPU a second one costs about as much as the first (2 H200s, 32^4 split in t,
+// naive: completing both hops 13-15 us in one launch against 16-20 in two; the decomposed call's
+// overhead +17-18% double, +24-26% single, against +25-26% and +26-32%).
 //
 // In a direction folded into the lanes, half the lanes of a face vector are on the face (those of
 // one virtual node) and the message carries only them, in lane order. Lane bit 0 folded, W = 8:
@@ -20,7 +24,7 @@ struct FaceBody {
   using Body = DslashBody<Real, Vec, Folded>;
   static constexpr bool kSimt = Body::kSimt, kPairs = Body::kPairs;
 
-  FaceArgs<Real> a;  // a copy: a GPU kernel takes the body by value
+  FaceArgs<Real> a, b;  // copies (a GPU kernel takes the body by value); b.count = 0: one hop
 
   // Direction Mu folded into the lanes: only one virtual node's lanes are on the face.
   template <int Mu>
@@ -30,7 +34,7 @@ struct FaceBody {
 
   // The face's virtual node: project forward sends our lower face (node 0) to the domain below,
   // project backward our upper face (node 1); complete forward fills our upper face, backward our lower.
-  DSLASH_INLINE_FUNCTION int face_node() const { return a.forward == a.complete ? 1 : 0; }
+  DSLASH_INLINE_FUNCTION static int face_node(const FaceArgs<Real>& x) { return x.forward == x.complete ? 1 : 0; }
 
   // The face node's lanes come in runs of 2^bit: lanes [(2k + node) 2^bit, (2k + node + 1) 2^bit).
   // Copied run by run with compile-time lengths (no per-lane test), so the compiler unrolls them.
@@ -80,8 +84,8 @@ struct FaceBody {
 
   // Where component (spin s, colour r) of vector i, block b starts in the message: (re, im), kMessageLanes each.
   template <int Mu>
-  DSLASH_INLINE_FUNCTION index_t message_offset(index_t i, int b, int s, int r) const {
-    return ((i * a.blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
+  DSLASH_INLINE_FUNCTION static index_t message_offset(const FaceArgs<Real>& x, index_t i, int b, int s, int r) {
+    return ((i * x.blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
   }
 
   // Spin rows 0 and 1 of colour row r: U(r, :) h with the face's link, or h itself without one.
@@ -91,18 +95,18 @@ struct FaceBody {
   }
 
   template <int Mu, int S>
-  DSLASH_INLINE_FUNCTION void project(index_t i) const {
+  DSLASH_INLINE_FUNCTION static void project(const FaceArgs<Real>& x, index_t i) {
     constexpr int M = kMessageLanes<Mu>;
-    const int node = face_node();
-    const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
-    for (int b = 0; b < a.blocks; ++b) {
+    const int node = face_node(x);
+    const Real* lk = x.links ? x.links + i * Body::kLinkReals : nullptr;
+    for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
-      Body::template spin_project<Mu, S>(h, a.in + a.vectors[i] + b * a.block_stride * W, a.component_stride);
+      Body::template spin_project<Mu, S>(h, x.in + x.vectors[i] + b * x.block_stride * W, x.component_stride);
       for (int r = 0; r < 3; ++r) {
         C uh[2];
         colour_row(lk, h, r, uh);
         for (int s = 0; s < 2; ++s) {
-          Real* dst = a.message + message_offset<Mu>(i, b, s, r);
+          Real* dst = x.message + message_offset<Mu>(x, i, b, s, r);
           put<Mu>(dst, uh[s].re, node);
           put<Mu>(dst + M, uh[s].im, node);
         }
@@ -111,49 +115,64 @@ struct FaceBody {
   }
 
   template <int Mu, int S>
-  DSLASH_INLINE_FUNCTION void complete(index_t i) const {
+  DSLASH_INLINE_FUNCTION static void complete(const FaceArgs<Real>& x, index_t i) {
     constexpr int M = kMessageLanes<Mu>;
-    const int node = face_node();
-    const Real* lk = a.links ? a.links + i * Body::kLinkReals : nullptr;
-    for (int b = 0; b < a.blocks; ++b) {
+    const int node = face_node(x);
+    const Real* lk = x.links ? x.links + i * Body::kLinkReals : nullptr;
+    for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
       for (int s = 0; s < 2; ++s)
         for (int r = 0; r < 3; ++r) {
-          const Real* src = a.received + message_offset<Mu>(i, b, s, r);
+          const Real* src = x.received + message_offset<Mu>(x, i, b, s, r);
           h[s][r] = {get<Mu>(src, node), get<Mu>(src + M, node)};
         }
-      Real* o = a.out + a.vectors[i] + b * a.block_stride * W;
+      Real* o = x.out + x.vectors[i] + b * x.block_stride * W;
       for (int r = 0; r < 3; ++r) {
         C uh[2], acc[4];
         colour_row(lk, h, r, uh);
-        for (int sp = 0; sp < 4; ++sp) acc[sp] = load_component<Vec, kPairs>(o, 3 * sp + r, a.component_stride);
+        for (int sp = 0; sp < 4; ++sp) acc[sp] = load_component<Vec, kPairs>(o, 3 * sp + r, x.component_stride);
         Body::template reconstruct<Mu, S>(acc, uh);
         for (int sp = 0; sp < 4; ++sp) {
-          Real* re = o + 2 * (3 * sp + r) * a.component_stride * W;
+          Real* re = o + 2 * (3 * sp + r) * x.component_stride * W;
           if constexpr (kPairs) {
             simd::stream_store_pair(re, acc[sp]);
             continue;
           }
           acc[sp].re.store_aligned(re);
-          acc[sp].im.store_aligned(re + a.component_stride * W);
+          acc[sp].im.store_aligned(re + x.component_stride * W);
         }
       }
     }
   }
 
-  // One index per face vector: W threads (a lane each) on a GPU, one with the lanes in a register on a CPU.
+  // One index per face vector: W threads (a lane each) on a GPU, one with the lanes in a register on
+  // a CPU; a's vectors, then b's. b is the other hop of direction Mu: its projector sign is -S.
   template <int Mu, int S, class Exec>
   void launch() const {
     const FaceBody body = *this;
-    const RangePolicy<Exec> range(0, a.count, kSimt ? W : 1);
-    if (a.complete) parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) { body.template complete<Mu, S>(i); });
-    else parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) { body.template project<Mu, S>(i); });
+    const index_t n = a.count;
+    const RangePolicy<Exec> range(0, n + b.count, kSimt ? W : 1);
+    if (a.complete)
+      parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) {
+        if (i < n) FaceBody::template complete<Mu, S>(body.a, i);
+        else FaceBody::template complete<Mu, -S>(body.b, i - n);
+      });
+    else
+      parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) {
+        if (i < n) FaceBody::template project<Mu, S>(body.a, i);
+        else FaceBody::template project<Mu, -S>(body.b, i - n);
+      });
   }
 };
 
+// second: null, or the other hop of first's direction and stage, in the same launch (their face
+// vectors must differ: the caller checks).
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
-void run_faces(const FaceArgs<Real>& args) {
-  const FaceBody<Real, Vec, Folded> body{args};
+void run_faces(const FaceArgs<Real>& first, const FaceArgs<Real>* second) {
+  FaceArgs<Real> none{};
+  none.count = 0;
+  const FaceBody<Real, Vec, Folded> body{first, second ? *second : none};
+  const FaceArgs<Real>& args = first;
   // Direction and projector sign are template parameters (the units of the projector are free).
   const int key = 2 * args.mu + (projector_sign(args.forward, args.dagger) > 0 ? 1 : 0);
   [&]<int... K>(std::integer_sequence<int, K...>) {

@@ -72,8 +72,8 @@ for r in j["results"]:
     assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6, r
     # The stages (min <= median <= max over ranks), the no-halo control and the exchange-only ceiling.
     names = [s["stage"] for s in r["stages"]]
-    assert names == ["project y fwd", "project y bwd", "project t fwd", "project t bwd", "post", "interior", "progress", "wait",
-                     "complete y fwd", "complete y bwd", "complete t fwd", "complete t bwd", "call", "transfer"], names
+    assert names == ["project y", "project t", "post", "interior", "progress", "wait",
+                     "complete y", "complete t", "call", "transfer"], names
     for s in r["stages"]:
         assert 0 <= s["min_s"] <= s["median_s"] <= s["max_s"], s
     c = r["control"]
@@ -94,7 +94,7 @@ for overlap in off chunks thread; do
     --comms-overlap $overlap --halo-messages per-face --halo-chunks 3 --verbose > verbose.txt 2> verbose.err \
     || fail "bench --comms-overlap $overlap: $(cat verbose.err)"
   grep -q "check passed: 3 variant(s)" verbose.err || fail "--comms-overlap $overlap: $(cat verbose.err)"
-  for stage in "project x fwd" "project x bwd" post interior progress wait "complete x fwd" "complete x bwd" call transfer "control (no halo"; do
+  for stage in "project x" post interior progress wait "complete x" call transfer "control (no halo"; do
     [ "$(grep -c "^#   $stage" verbose.txt)" -eq 3 ] || fail "--verbose lacks '$stage' for each variant: $(cat verbose.txt)"
   done
   grep -q "comms overlap $overlap, halo messages per-face" verbose.txt || fail "header: $(head -12 verbose.txt)"
@@ -163,7 +163,7 @@ elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q G
     --check --verbose > gpu_bench.txt 2> gpu_bench.err || fail "bench --backend cuda over 2 ranks: $(cat gpu_bench.err)"
   grep -q "check passed: 9 variant(s)" gpu_bench.err || fail "bench --backend cuda --check: $(cat gpu_bench.err)"
   # Ranks of one node: the halos go GPU to GPU (auto); staged through the host when asked.
-  for stage in "copy to peers" interior "project t fwd" "complete t bwd"; do
+  for stage in "copy to peers" interior "project t" "complete t"; do
     grep -q "^#   $stage" gpu_bench.txt || fail "bench --backend cuda --verbose lacks '$stage': $(cat gpu_bench.txt)"
   done
   grep -q "halo at .* of what GPU to GPU (CUDA IPC) moves here" gpu_bench.txt || fail "bench --backend cuda: no peer halo line: $(cat gpu_bench.txt)"

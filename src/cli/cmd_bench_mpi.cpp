@@ -133,11 +133,9 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
     stages.push_back({std::move(name), over_ranks(v, grid.comm())});
   };
   static constexpr const char* kDir[4] = {"x", "y", "z", "t"};
-  const auto per_direction = [&](const char* stage, auto member) {
+  const auto per_direction = [&](const char* stage, auto member) {  // both hops of a direction: one launch
     for (std::size_t mu = 0; mu < 4; ++mu)
-      if (grid.split(static_cast<int>(mu)))
-        for (std::size_t h = 0; h < 2; ++h)
-          add(std::string(stage) + " " + kDir[mu] + (h == 0 ? " fwd" : " bwd"), [=](const mpi::HaloCallTimes& c) { return (c.*member)[mu][h]; });
+      if (grid.split(static_cast<int>(mu))) add(std::string(stage) + " " + kDir[mu], [=](const mpi::HaloCallTimes& c) { return (c.*member)[mu]; });
   };
   per_direction("project", &mpi::HaloCallTimes::project);
   if (staged) add("copy to host", [](const auto& c) { return c.to_host; });
@@ -155,7 +153,7 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
 
 double sum_of(const mpi::HaloCallTimes& c, bool comm) {
   double s = comm ? c.post + c.wait + c.to_host + c.to_device + c.to_peers : c.interior + c.progress;
-  for (const auto& per_mu : comm ? c.project : c.complete) s += per_mu[0] + per_mu[1];
+  for (double per_mu : comm ? c.project : c.complete) s += per_mu;
   return s;
 }
 

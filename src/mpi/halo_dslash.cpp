@@ -45,8 +45,6 @@ std::array<std::size_t, 4> reals_of(const DslashFaces<Real, Space>& faces) {
   return n;
 }
 
-constexpr std::array<Hop, 2> kHops{Hop::Forward, Hop::Backward};
-
 }  // namespace
 
 Progress parse_progress(std::string_view text) {
@@ -74,8 +72,7 @@ GpuHalo parse_gpu_halo(std::string_view text) {
 
 double HaloCallTimes::stages() const {
   double s = post + interior + progress + wait + to_host + to_device + to_peers;
-  for (int mu = 0; mu < 4; ++mu)
-    for (int h = 0; h < 2; ++h) s += project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] + complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)];
+  for (std::size_t mu = 0; mu < 4; ++mu) s += project[mu] + complete[mu];
   return s;
 }
 
@@ -97,10 +94,9 @@ HaloDslash<Real, Space>::~HaloDslash() = default;
 
 template <class Real, class Space>
 template <class F>
-void HaloDslash<Real, Space>::for_each_face(const F& f) const {
+void HaloDslash<Real, Space>::for_each_split(const F& f) const {
   for (int mu = 0; mu < 4; ++mu)
-    if (grid_.split(mu))
-      for (Hop hop : kHops) f(mu, hop);
+    if (grid_.split(mu)) f(mu);
 }
 
 template <class Real, class Space>
@@ -110,19 +106,19 @@ std::array<std::size_t, 4> HaloDslash<Real, Space>::face_reals() const {
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
-  for_each_face([&](int mu, Hop hop) {
+  for_each_split([&](int mu) {
     const double t0 = MPI_Wtime();
-    faces_.project(mu, hop, in, exchange_.send(mu, hop));
-    if (t) t->project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
+    faces_.project_both(mu, in, exchange_.send(mu, Hop::Forward), exchange_.send(mu, Hop::Backward));
+    if (t) t->project[static_cast<std::size_t>(mu)] = MPI_Wtime() - t0;
   });
 }
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::complete(const spinor_view& out, HaloCallTimes& t) {
-  for_each_face([&](int mu, Hop hop) {
+  for_each_split([&](int mu) {
     const double t0 = MPI_Wtime();
-    faces_.complete(mu, hop, exchange_.receive(mu, hop), out);
-    t.complete[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = MPI_Wtime() - t0;
+    faces_.complete_both(mu, exchange_.receive(mu, Hop::Forward), exchange_.receive(mu, Hop::Backward), out);
+    t.complete[static_cast<std::size_t>(mu)] = MPI_Wtime() - t0;
   });
 }
 
@@ -281,7 +277,7 @@ struct HaloDslash<Real, Space>::Device {
   std::optional<cuda::PinnedRegion> pinned_send, pinned_receive;
   std::unique_ptr<PeerHalo<Real>> peer;
   cuda::Stream faces, interior;  // faces at high priority
-  std::array<Span, 8> project, complete;  // [2 mu + hop]
+  std::array<Span, 4> project, complete;  // [mu]
   Span copy_out, to_device, computed;
 };
 #else
@@ -297,10 +293,11 @@ void HaloDslash<Real, Space>::stage_out(const spinor_view& in) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
   const cuda::StreamScope on_faces(g.faces.get());
-  for_each_face([&](int mu, Hop hop) {
-    auto& span = g.project[2 * static_cast<std::size_t>(mu) + static_cast<std::size_t>(hop)];
+  const auto on_device = [&](Hop hop, int mu) { return g.send.data() + (exchange_.send(mu, hop) - exchange_.send_buffer()); };
+  for_each_split([&](int mu) {
+    auto& span = g.project[static_cast<std::size_t>(mu)];
     span.start.record(g.faces.get());
-    faces_.project(mu, hop, in, g.send.data() + (exchange_.send(mu, hop) - exchange_.send_buffer()));
+    faces_.project_both(mu, in, on_device(Hop::Forward, mu), on_device(Hop::Backward, mu));
     span.stop.record(g.faces.get());
   });
   g.copy_out.start.record(g.faces.get());
@@ -346,10 +343,11 @@ void HaloDslash<Real, Space>::stage_in(const spinor_view& out) {
   const Real* received = g.peer ? g.peer->receive() : g.receive.data();
   if (out.size() > 0) {
     cuda::check(cudaStreamWaitEvent(g.faces.get(), g.computed.stop.get(), 0), "cudaStreamWaitEvent");  // the interior wrote out first
-    for_each_face([&](int mu, Hop hop) {
-      auto& span = g.complete[2 * static_cast<std::size_t>(mu) + static_cast<std::size_t>(hop)];
+    const auto at = [&](Hop hop, int mu) { return received + (exchange_.receive(mu, hop) - exchange_.receive_buffer()); };
+    for_each_split([&](int mu) {
+      auto& span = g.complete[static_cast<std::size_t>(mu)];
       span.start.record(g.faces.get());
-      faces_.complete(mu, hop, received + (exchange_.receive(mu, hop) - exchange_.receive_buffer()), out);
+      faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out);
       span.stop.record(g.faces.get());
     });
   }
@@ -379,10 +377,10 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   if (progress == Progress::None) interior();
   stage_in(out);
   t.call = MPI_Wtime() - start;
-  for_each_face([&](int mu, Hop hop) {
-    const auto m = static_cast<std::size_t>(mu), h = static_cast<std::size_t>(hop);
-    t.project[m][h] = g.project[2 * m + h].seconds();
-    t.complete[m][h] = g.complete[2 * m + h].seconds();
+  for_each_split([&](int mu) {
+    const auto m = static_cast<std::size_t>(mu);
+    t.project[m] = g.project[m].seconds();
+    t.complete[m] = g.complete[m].seconds();
   });
   t.interior = g.computed.seconds();
   if (g.peer) {

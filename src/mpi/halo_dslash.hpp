@@ -50,7 +50,7 @@ const char* to_string(Progress p);
 // Seconds of one apply on this rank, stage by stage. The stages follow one another, so they add up
 // to about the call; `transfer` overlaps them.
 struct HaloCallTimes {
-  std::array<std::array<double, 2>, 4> project{}, complete{};  // [mu][hop]: 0 where mu is not split
+  std::array<double, 4> project{}, complete{};  // [mu]: both hops, one launch (DslashFaces::*_both); 0 where mu is not split
   double post = 0, interior = 0;
   double progress = 0;  // Chunks: the MPI_Testall calls between the slabs
   double wait = 0, call = 0;
@@ -105,9 +105,9 @@ class HaloDslash {
   void reset_times() { times_.clear(); }
 
  private:
-  // f(mu, hop) for each face of each split direction, in message order.
+  // f(mu) for each split direction.
   template <class F>
-  void for_each_face(const F& f) const;
+  void for_each_split(const F& f) const;
   void project(const spinor_view& in, HaloCallTimes* t);
   // True when a test saw every message done (and set t.transfer).
   bool interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted);

@@ -120,7 +120,8 @@ TEST_P(CudaHaloDslashTest, AgreesWithTheSingleProcessReference) {
           EXPECT_EQ(t.to_peers > 0, peer) << what;
           for (int mu = 0; mu < 4; ++mu) {
             if (grid.split(mu)) {
-              EXPECT_GT(t.project[static_cast<std::size_t>(mu)][0], 0) << what;
+              EXPECT_GT(t.project[static_cast<std::size_t>(mu)], 0) << what;
+              EXPECT_GT(t.complete[static_cast<std::size_t>(mu)], 0) << what;
             }
           }
         }

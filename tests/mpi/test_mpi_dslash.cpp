@@ -222,8 +222,7 @@ TEST(HaloTimes, StagesAddUpToTheCall) {
       bad += t.stages() <= t.call * (1 + 1e-9) ? 0 : 1;
       bad += t.transfer >= 0 && t.interior > 0 ? 0 : 1;
       for (int mu = 0; mu < 4; ++mu)
-        for (int h = 0; h < 2; ++h)
-          if (!grid.split(mu)) bad += t.project[static_cast<std::size_t>(mu)][static_cast<std::size_t>(h)] == 0 ? 0 : 1;
+        if (!grid.split(mu)) bad += t.project[static_cast<std::size_t>(mu)] == 0 && t.complete[static_cast<std::size_t>(mu)] == 0 ? 0 : 1;
       if (progress != Progress::Chunks) bad += t.progress == 0 ? 0 : 1;
     }
     std::sort(share.begin(), share.end());
