@@ -60,7 +60,7 @@ struct SolveOptions {
   std::uint64_t seed = 1;
   double mass = 0, tol = 1e-10, reliable_delta = SolverParams{}.reliable_delta;
   int maxiter = 1000, nrhs = 0, threads = 0;
-  int compress_sloppy = 0;  // --prec mixed: the reals per link of the single-precision operator (0: as --compress)
+  int compress_sloppy = 0;  // --prec mixed (refused otherwise): the reals per link of the single-precision operator (0: as --compress)
   int print_every = -1;  // -1: not given (10 on a terminal, else none)
   bool profile = false;
   KernelOptions k;
@@ -256,7 +256,7 @@ std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& 
 // block; under MPI rank 0 checks the whole field first).
 void check_links(const SolveOptions& o, const GaugeField<double>& u) {
   if (o.prec != "single") check_compressible(u, o.k.compress);
-  if (o.prec != "double") check_compressible(convert_precision<float>(u), o.prec == "mixed" ? o.sloppy_compress() : o.k.compress);
+  if (o.prec != "double") check_compressible(convert_precision<float>(u), o.sloppy_compress());
 }
 
 // Under mpirun: rank 0 makes u and b (collectively: an error there stops every rank with its
@@ -437,7 +437,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     const std::int64_t in_double = o->prec == "single" ? 0 : precise_dslash, in_single = o->prec == "single" ? precise_dslash : sloppy_dslash;
     const DslashConfig& cfg = out.config;
 
-    const std::string links = o->prec == "mixed" && o->sloppy_compress() != o->k.compress
+    const std::string links = o->sloppy_compress() != o->k.compress
                                   ? std::to_string(o->k.compress) + " / " + std::to_string(o->sloppy_compress()) + " (single)"
                                   : std::to_string(o->k.compress);
     std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s, links %s reals), %s, m = %g, tol %.1e, %s%s\n", o->solver.c_str(), o->prec.c_str(),
@@ -481,7 +481,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
           {"nrhs", n}, {"mass", o->mass}, {"solver", o->solver}, {"prec", o->prec}, {"tol", o->tol}, {"maxiter", o->maxiter},
           {"reliable_delta", o->reliable_delta}, {"kernel", o->kernel}, {"dispatch", to_string(cfg.dispatch)},
           {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)},
-          {"compress", o->k.compress}, {"compress_sloppy", o->prec == "mixed" ? o->sloppy_compress() : o->k.compress}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
+          {"compress", o->k.compress}, {"compress_sloppy", o->sloppy_compress()}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
           {"grid", o->mpi.grid.empty() ? "1.1.1.1" : o->mpi.grid}, {"ranks", mpi_world_size()},
           {"backend", o->backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
           {"host", bench::host_name()}, {"date", bench::now_iso8601()}};

@@ -100,11 +100,6 @@ void HaloDslash<Real, Space>::for_each_split(const F& f) const {
 }
 
 template <class Real, class Space>
-std::array<std::size_t, 4> HaloDslash<Real, Space>::face_reals() const {
-  return reals_of(faces_);
-}
-
-template <class Real, class Space>
 void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
   for_each_split([&](int mu) {
     const double t0 = MPI_Wtime();

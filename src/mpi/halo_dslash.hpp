@@ -95,7 +95,6 @@ class HaloDslash {
 
   // Bytes this rank sends per apply: 12 reals x face sites x nrhs, for each face of each split direction.
   std::uint64_t halo_bytes() const { return exchange_.bytes(); }
-  std::array<std::size_t, 4> face_reals() const;  // one face's message in each direction
   int messages() const { return exchange_.messages(); }
   // How the halos travel: "host" (a CPU rank), "staged" or "peer" (GPU ranks).
   const char* transport() const;
