@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -207,6 +210,49 @@ TEST(ByteModel, TheTuneCacheKeepsCompressionsApart) {
   // A team shape tuned for one z-block of the traversal is not the one for another.
   EXPECT_NE(tune_key({.dispatch = Dispatch::Team, .block_z = 2}, geom, 4, "threads2"),
             tune_key({.dispatch = Dispatch::Team, .block_z = 8}, geom, 4, "threads2"));
+}
+
+// The tuner: the candidates include the whole-t columns that won mrhs at 48^4, and a slow phase of
+// the shared machine during the first pass does not decide the winner.
+TEST(Tuner, OffersWholeTColumnsOfYZBlocksThatFitTheLattice) {
+  const auto has = [](const std::vector<std::array<index_t, 4>>& c, std::array<index_t, 4> t) { return std::find(c.begin(), c.end(), t) != c.end(); };
+  const auto mrhs48 = tile_candidates({24, 48, 48, 48});  // mrhs at 48^4: x/2, y, z, t
+  EXPECT_TRUE(has(mrhs48, {0, 8, 8, 0}));
+  EXPECT_TRUE(has(mrhs48, {0, 4, 6, 0}));
+  EXPECT_TRUE(has(mrhs48, {0, 0, 4, 0}));                  // the columns of whole z-planes stay
+  EXPECT_TRUE(has(mrhs48, DslashConfig{}.tile));           // and the default tile
+  const auto small = tile_candidates({4, 8, 6, 8});
+  for (const auto& t : small) {
+    EXPECT_LE(t[1], 8);
+    EXPECT_FALSE(t[2] >= 6 && t[3] == 0) << "a column as thick as the lattice is no block";
+  }
+  EXPECT_TRUE(has(small, {0, 4, 4, 0}));
+  EXPECT_EQ(std::set(small.begin(), small.end()).size(), small.size());
+}
+
+TEST(Tuner, TheLeadersAreDecidedByInterleavedRoundsNotByTheFirstPass) {
+  // Shape 0 was timed in a fast phase of the machine (1.0), and is 1.4 from then on; shape 2 is
+  // always 1.2; shape 3 cannot be launched; the others are slower.
+  std::vector<int> calls(6, 0);
+  const auto time = [&](std::size_t k) -> std::optional<double> {
+    const int n = calls[k]++;
+    switch (k) {
+      case 0: return n == 0 ? 1.0 : 1.4;
+      case 2: return 1.2;
+      case 3: return std::nullopt;
+      default: return 2.0 + static_cast<double>(k);
+    }
+  };
+  const TunedChoice c = choose_fastest(6, time);
+  EXPECT_EQ(c.index, 2u);
+  EXPECT_DOUBLE_EQ(c.seconds, 1.2);
+  EXPECT_EQ(calls[0], 1 + kRetimeRounds);  // a leader: the first pass and every round
+  EXPECT_EQ(calls[5], 1);                  // not among the leaders: timed once
+  // One launchable candidate is chosen without rounds; none is an error, not a default.
+  int once = 0;
+  EXPECT_EQ(choose_fastest(3, [&](std::size_t k) -> std::optional<double> { ++once; return k == 1 ? std::optional(0.5) : std::nullopt; }).index, 1u);
+  EXPECT_EQ(once, 3);
+  EXPECT_THROW(choose_fastest(2, [](std::size_t) -> std::optional<double> { return std::nullopt; }), std::runtime_error);
 }
 
 // The device host: 300 MiB of L3, and vnode single checkerboarded reading 576 bytes of links,

@@ -6,6 +6,8 @@
 // Timing rule (every bench, and --traffic): `warmup` untimed calls, then `iters` timed calls that
 // all count: the rate is the best of them, and min/median/max are over all of them.
 #include <array>
+#include <cstddef>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -85,5 +87,19 @@ class Benchmark {
 
 // The tune-cache key of a variant; `where` names what ran it ("threads16", or the GPU's name).
 std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, const std::string& where);
+
+// Candidate MDRange tiles for the outer extents (x or x/2, y, z, t) of a launch; 0 = the whole extent.
+std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>& extent);
+
+// The tuner's pick among `candidates` shapes, time(k) timing shape k once (nullopt: it cannot be
+// launched): each timed once, then the kRetimedCandidates fastest again in kRetimeRounds interleaved
+// rounds, whose best time alone decides. Throws std::runtime_error if none can be launched.
+inline constexpr std::size_t kRetimedCandidates = 4;
+inline constexpr int kRetimeRounds = 3;
+struct TunedChoice {
+  std::size_t index = 0;
+  double seconds = 0;
+};
+TunedChoice choose_fastest(std::size_t candidates, const std::function<std::optional<double>(std::size_t)>& time);
 
 }  // namespace dslash::bench
