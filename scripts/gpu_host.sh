@@ -10,8 +10,9 @@
 #   solve  dslash solve --backend cuda: CG and BiCGStab, naive and vnode, double and mixed, 32^4,
 #          m = -1, to 1e-10; and CG vnode on all CPU cores
 #   cpu    the host's CPU cores at 48^4 (footprint over 4x the L3): vnode and mrhs, single and
-#          double, every core, tuned team launches, with the traffic alone; then vnode single
-#          (range) on 1, 2, 4, 8 and 16 threads
+#          double, every core, tuned team launches, with the traffic alone; mrhs in tuned MDRange
+#          tiles (whole-t columns); vnode's access pattern part by part (bench/vnode_access_probe);
+#          then vnode single (range) on 1, 2, 4, 8 and 16 threads
 #   mixed  the mixed solve against double, CG, 32^4, m = -1, to 1e-10, three interleaved rounds of
 #          double, mixed and mixed with 12-real single-precision links (--compress-sloppy 12): naive
 #          on the GPU, then vnode on all CPU cores
@@ -123,6 +124,11 @@ for s in "${steps[@]}"; do
             --iters 6 --traffic --json "$out/cpu_48_${kernel}_${prec}_t${cores}.json" | grep -E "^(vnode|mrhs) "
         done
       done
+      for prec in single double; do  # mrhs in whole-t columns (MDRange), as the tuner finds them
+        OMP_NUM_THREADS=$cores "$dslash" bench --lattice 48x48x48x48 --kernel mrhs --prec "$prec" --dispatch mdrange --tile auto \
+          --iters 5 --json "$out/cpu_48_mrhs_${prec}_mdrange_t${cores}.json" | grep -E "^mrhs "
+      done
+      OMP_NUM_THREADS=$cores build/cuda/bench/vnode_access_probe 24 > "$out/cpu_48_vnode_access_probe_t${cores}.txt"
       for threads in 1 2 4 8 16; do
         [ "$threads" -le "$cores" ] || continue
         OMP_NUM_THREADS=$threads "$dslash" bench --lattice 48x48x48x48 --kernel vnode --prec single --dispatch range --threads "$threads" \
