@@ -47,7 +47,6 @@ std::string tile_text(const std::array<index_t, 4>& t) {
   return std::to_string(t[0]) + "." + std::to_string(t[1]) + "." + std::to_string(t[2]) + "." + std::to_string(t[3]);
 }
 
-
 }  // namespace
 
 // Candidate MDRange tiles over (x or x/2, y, z, t): whole x rows (unit-stride streams), and blocks
@@ -225,10 +224,10 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
       const TunedChoice chosen = choose_fastest(shapes.size(), [&](std::size_t k) -> std::optional<double> {
         try {
           d.set_launch(shapes[k].tile, shapes[k].team, shapes[k].per_team);
+          return best_of(settings_.tune_iters);
         } catch (const std::invalid_argument&) {
-          return std::nullopt;  // a shape this kernel cannot launch (a GPU block past its registers)
+          return std::nullopt;  // a shape this kernel cannot launch (a GPU block past its registers: at launch)
         }
-        return best_of(settings_.tune_iters);
       });
       const Shape& shape = shapes[chosen.index];
       tile = shape.tile;
