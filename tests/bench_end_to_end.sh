@@ -165,6 +165,15 @@ bad_flag "--compress: 7 not in" "${tiny[@]}" --compress 7
 if nvidia-smi -L > /dev/null 2>&1; then
   bad_flag "--simd does not apply to --backend cuda" "${tiny[@]}" --backend cuda --simd avx2
   bad_flag "--traffic does not apply to --backend cuda" "${tiny[@]}" --backend cuda --traffic
+  # Tuned GPU teams of every kernel: the shapes a kernel's registers refuse at launch (mrhs and
+  # vnode: 64 threads x 16 lanes) are skipped, not fatal.
+  "$dslash" bench --lattice 16x8x8x16 --iters 3 --warmup 1 --backend cuda --dispatch team --team-size auto --json gpu_team.json \
+    > /dev/null 2> err.txt || fail "a tuned GPU team run failed: $(tail -3 err.txt)"
+  /usr/bin/python3 -c "
+import json
+r = json.load(open('gpu_team.json'))['results']
+assert {'naive', 'mrhs'} <= {x['kernel'] for x in r}, r
+assert all(x['tile_source'] == 'tuned' for x in r), r" || fail "the tuned GPU team run did not tune every kernel"
 else
   bad_flag "--backend cuda: \(no usable CUDA device\|no CUDA device\|this dslash was built without CUDA\)" "${tiny[@]}" --backend cuda
 fi
