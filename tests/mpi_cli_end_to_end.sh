@@ -82,16 +82,19 @@ for r in j["results"]:
     assert r["exchange_only_GBs"] > 0 and r["halo_GBs"] > 0, r
     assert abs(r["halo_percent_of_exchange_only"] - 100 * r["halo_GBs"] / r["exchange_only_GBs"]) < 1e-6, r
     assert r["halo_messages_per_rank"] == 2, r  # y and t have extent 2: one peer each, both faces in one message
+    assert r["halo_transport"] == "shared", r  # the ranks share a node: the faces go straight into the neighbours' memory
     assert j["meta"]["comms_overlap"] == "chunks" and j["meta"]["halo_messages"] == "per-peer", j["meta"]
 PY
 fi
-grep -q "halo at [0-9]*% of what MPI moves here" bench.txt || fail "no halo-vs-MPI line: $(cat bench.txt)"
+grep -q "halo at [0-9]*% of what a shared-memory window moves here" bench.txt || fail "no halo-vs-ceiling line: $(cat bench.txt)"
 grep -q "overhead" bench.txt || fail "no overhead column"
 
-# Every progress strategy and one message per face pass --check; --verbose breaks each call into stages.
+# Every progress strategy and one message per face pass --check, through MPI and the shared window;
+# --verbose breaks each call into stages.
 for overlap in off chunks thread; do
+  for how in mpi shared; do
   "$mpirun" -np 2 "$dslash" bench --lattice 8x8x8x8 --mpi 2.1.1.1 --kernel vnode --prec single --iters 3 --warmup 1 --check \
-    --comms-overlap $overlap --halo-messages per-face --halo-chunks 3 --verbose > verbose.txt 2> verbose.err \
+    --comms-overlap $overlap --halo-messages per-face --halo-chunks 3 --cpu-halo $how --verbose > verbose.txt 2> verbose.err \
     || fail "bench --comms-overlap $overlap: $(cat verbose.err)"
   grep -q "check passed: 3 variant(s)" verbose.err || fail "--comms-overlap $overlap: $(cat verbose.err)"
   for stage in "project x" post interior progress wait "complete x" call transfer "control (no halo"; do
@@ -99,6 +102,9 @@ for overlap in off chunks thread; do
   done
   grep -q "comms overlap $overlap, halo messages per-face" verbose.txt || fail "header: $(head -12 verbose.txt)"
   grep -qF ", 2 message(s) each way)" verbose.txt || fail "per-face: not one message per face"
+  [ "$how" = shared ] && what="a shared-memory window" || what=MPI
+  grep -q "halo at [0-9]*% of what $what moves here" verbose.txt || fail "--cpu-halo $how: $(grep 'halo at' verbose.txt)"
+  done
 done
 # Halo bytes per rank (naive, the first result): 12 reals x 8 bytes x 128 face sites (1024 local
 # sites / 4 / 2) x 2 faces x 2 split directions.
@@ -135,6 +141,7 @@ expect_mpi_error 2 "directory 'missing' does not exist" bench --lattice 8x8x8x8 
 expect_mpi_error 2 "'.': it is a directory" apply --gauge U.nersc --in psi.npy --out . --kernel naive --mpi 1.1.1.2
 expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --gpu-per-rank
 expect_mpi_error 2 "gpu-halo applies to --backend cuda" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --gpu-halo peer
+expect_mpi_error 2 "cpu-halo: fast not in {auto,mpi,shared}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --cpu-halo fast
 expect_mpi_error 3 "L0 (x) = 8 is not divisible by 3 ranks" solve --gauge U.nersc --in psi.npy --mass 0.1 --mpi 3.1.1.1
 expect_mpi_error 2 "say how they split the lattice with --mpi" solve --random --lattice 8x8x8x8 --mass 0.1
 
@@ -172,6 +179,7 @@ elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q G
   for stage in "copy to host" "copy to device"; do
     grep -q "^#   $stage" gpu_staged.txt || fail "bench --gpu-halo staged --verbose lacks '$stage': $(cat gpu_staged.txt)"
   done
+  expect_mpi_error 2 "cpu-halo applies to --backend cpu" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --backend cuda --iters 1 --cpu-halo mpi
 else
   [ "$rc" -eq 2 ] || fail "apply --backend cuda without a GPU: exit $rc, expected 2"
   [ "$(grep -c "no usable CUDA device\|no CUDA device found" gpu.err)" -eq 1 ] || fail "apply --backend cuda without a GPU: $(cat gpu.err)"

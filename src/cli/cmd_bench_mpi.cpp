@@ -73,7 +73,7 @@ struct MpiResult : bench::VariantResult {
   // Halo bytes per rank and call; the Dslash's exchange and the exchange-only ceiling, best calls.
   std::uint64_t halo_bytes = 0, halo_bytes_expected = 0;
   int messages = 0;  // sent per rank and call
-  std::string transport;  // HaloDslash::transport(): host, staged or peer
+  std::string transport;  // HaloDslash::transport(): mpi, shared, staged or peer
   double halo_GBs = 0, exchange_only_GBs = 0, halo_percent = 0;
 };
 
@@ -164,7 +164,10 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   const mpi::Progress progress = mpi::parse_progress(o.mpi.overlap);
   constexpr bool kDevice = !Space::host_accessible;
   mpi::HaloDslash<Real, Space> d(grid, u, request,
-                                 {.coalesce = o.halo_messages == "per-peer", .chunks = o.halo_chunks, .gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo)});
+                                 {.coalesce = o.halo_messages == "per-peer",
+                                  .chunks = o.halo_chunks,
+                                  .gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo),
+                                  .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo)});
   MpiResult r;
   r.cfg = d.kernel().config();
   r.label = d.kernel().label();
@@ -394,7 +397,7 @@ int run(const BenchOptions& o) {
     for (const auto& r : results)
       if (r.halo_bytes > 0)
         std::printf("# %s: halo at %.0f%% of what %s moves here (%.2f of %.2f GB/s, %d message(s) each way); overhead %+.0f%% against the no-halo control\n",
-                    r.label.c_str(), r.halo_percent, r.transport == "peer" ? "GPU to GPU (CUDA IPC)" : "MPI", r.halo_GBs, r.exchange_only_GBs,
+                    r.label.c_str(), r.halo_percent, r.transport == "peer" ? "GPU to GPU (CUDA IPC)" : r.transport == "shared" ? "a shared-memory window" : "MPI", r.halo_GBs, r.exchange_only_GBs,
                     r.messages, 100 * r.overhead);
     for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
     if (o.verbose)

@@ -142,7 +142,8 @@ EvenOddWilson<R, Space> make_operator(const SolveOptions& o, const GaugeField<do
 #if defined(DSLASH_HAVE_MPI)
   if (grid) {
     const auto hopping = std::make_shared<const mpi::HaloHopping<R, Space>>(*grid, convert_precision<R>(u), cfg, mpi::parse_progress(o.mpi.overlap),
-                                                                            mpi::HaloOptions{.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo)});
+                                                                            mpi::HaloOptions{.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo),
+                                                                                             .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo)});
     return EvenOddWilson<R, Space>(hopping, o.mass);
   }
 #endif

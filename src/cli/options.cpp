@@ -164,6 +164,10 @@ void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
                  "with --mpi --backend cuda: halos GPU to GPU through CUDA IPC (peer: ranks of one node), through pinned host buffers and MPI "
                  "(staged), or peer where every neighbour's GPU can be reached (auto)")
       ->check(CLI::IsMember({"auto", "peer", "staged"}))->capture_default_str()->needs(grid);
+  cmd.add_option("--cpu-halo", o.cpu_halo,
+                 "with --mpi on CPU ranks: faces written straight into the neighbours' memory (shared: an MPI-3 shared-memory window, "
+                 "ranks of one node), sent as MPI messages (mpi), or shared where every neighbour is on the node (auto)")
+      ->check(CLI::IsMember({"auto", "mpi", "shared"}))->capture_default_str()->needs(grid);
 }
 
 int mpi_world_size() {
@@ -207,7 +211,10 @@ bool MpiOptions::distributed() const {
 }
 
 void MpiOptions::check_backend(const std::string& backend) const {
-  if (backend == "cuda") return;
+  if (backend == "cuda") {
+    if (cpu_halo != "auto") throw std::invalid_argument("--cpu-halo applies to --backend cpu");
+    return;
+  }
   if (gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
   if (gpu_halo != "auto") throw std::invalid_argument("--gpu-halo applies to --backend cuda");
 }

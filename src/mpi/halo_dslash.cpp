@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "mpi/mpi_session.hpp"
+#include "mpi/shared_halo.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
 #include "mpi/peer_halo.hpp"
@@ -70,6 +71,13 @@ GpuHalo parse_gpu_halo(std::string_view text) {
   throw std::invalid_argument("--gpu-halo '" + std::string(text) + "': expected auto, staged or peer");
 }
 
+CpuHalo parse_cpu_halo(std::string_view text) {
+  if (text == "auto") return CpuHalo::Auto;
+  if (text == "mpi") return CpuHalo::Mpi;
+  if (text == "shared") return CpuHalo::Shared;
+  throw std::invalid_argument("--cpu-halo '" + std::string(text) + "': expected auto, mpi or shared");
+}
+
 double HaloCallTimes::stages() const {
   double s = post + interior + progress + wait + to_host + to_device + to_peers;
   for (std::size_t mu = 0; mu < 4; ++mu) s += project[mu] + complete[mu];
@@ -80,12 +88,18 @@ template <class Real, class Space>
 HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
     : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
-  if constexpr (kDevice) device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo);
+  if constexpr (kDevice) {
+    device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo);
+  } else if (options.cpu_halo != CpuHalo::Mpi && exchange_.messages() > 0) {
+    const std::string refusal = shared_halo_refusal(grid, exchange_);
+    if (options.cpu_halo == CpuHalo::Shared && !refusal.empty()) throw CollectiveError("--cpu-halo shared: " + refusal);
+    if (refusal.empty()) shared_ = std::make_unique<SharedHalo<Real>>(grid, exchange_);
+  }
 }
 
 template <class Real, class Space>
 const char* HaloDslash<Real, Space>::transport() const {
-  if constexpr (!kDevice) return "host";
+  if constexpr (!kDevice) return shared_ ? "shared" : "mpi";
   else return device_->peer ? "peer" : "staged";
 }
 
@@ -99,33 +113,60 @@ void HaloDslash<Real, Space>::for_each_split(const F& f) const {
     if (grid_.split(mu)) f(mu);
 }
 
+// A CPU rank's projections write into the send buffer, or with a shared halo into the peers' buffers.
 template <class Real, class Space>
 void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
+  const auto to = [&](int mu, Hop hop) {
+    Real* at = exchange_.send(mu, hop);
+    return shared_ ? shared_->destination(static_cast<std::size_t>(at - exchange_.send_buffer())) : at;
+  };
   for_each_split([&](int mu) {
     const double t0 = MPI_Wtime();
-    faces_.project_both(mu, in, exchange_.send(mu, Hop::Forward), exchange_.send(mu, Hop::Backward));
+    faces_.project_both(mu, in, to(mu, Hop::Forward), to(mu, Hop::Backward));
     if (t) t->project[static_cast<std::size_t>(mu)] = MPI_Wtime() - t0;
   });
 }
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::complete(const spinor_view& out, HaloCallTimes& t) {
+  const auto from = [&](int mu, Hop hop) {
+    const Real* at = exchange_.receive(mu, hop);
+    return shared_ ? shared_->received(static_cast<std::size_t>(at - exchange_.receive_buffer())) : at;
+  };
   for_each_split([&](int mu) {
     const double t0 = MPI_Wtime();
-    faces_.complete_both(mu, exchange_.receive(mu, Hop::Forward), exchange_.receive(mu, Hop::Backward), out);
+    faces_.complete_both(mu, from(mu, Hop::Forward), from(mu, Hop::Backward), out);
     t.complete[static_cast<std::size_t>(mu)] = MPI_Wtime() - t0;
   });
+}
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::start_halo() {
+  if (shared_) shared_->start();
+  else exchange_.start();
+}
+
+template <class Real, class Space>
+bool HaloDslash<Real, Space>::test_halo() {
+  return shared_ ? shared_->test() : exchange_.test();
+}
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::wait_halo() {
+  if (shared_) shared_->wait();
+  else exchange_.wait();
 }
 
 template <class Real, class Space>
 bool HaloDslash<Real, Space>::interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted) {
   bool arrived = false;
   const auto test = [&] {
-    if (!arrived && exchange_.test()) {
+    if (!arrived && test_halo()) {
       arrived = true;
       t.transfer = MPI_Wtime() - posted;
     }
   };
+  if (shared_) progress = Progress::None;  // the notices need no progress: one launch, then the wait
   if (progress == Progress::Chunks && exchange_.messages() > 0) {
     const index_t T = kernel_.outer_t(), slabs = progress_slabs();
     for (index_t k = 0; k < slabs; ++k) {
@@ -172,15 +213,16 @@ void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& ou
   if constexpr (kDevice) return apply_device(in, out, progress);
   HaloCallTimes t;
   const double start = MPI_Wtime();
+  if (shared_) shared_->next_call();
   project(in, &t);
   double t0 = MPI_Wtime();
-  exchange_.start();
+  start_halo();
   const double posted = MPI_Wtime();
   t.post = posted - t0;
   bool seen = false;  // a test during the interior saw every message done
   const auto wait = [&] {
     const double w0 = MPI_Wtime();
-    exchange_.wait();
+    wait_halo();
     const double w1 = MPI_Wtime();
     t.wait = w1 - w0;
     if (!seen) t.transfer = w1 - posted;
@@ -214,9 +256,10 @@ void HaloDslash<Real, Space>::exchange(const spinor_view& in) {
     stage_in(View<Real, 1, LayoutRight, Space>());
     return;
   }
+  if (shared_) shared_->next_call();
   project(in, nullptr);
-  exchange_.start();
-  exchange_.wait();
+  start_halo();
+  wait_halo();
 }
 
 template <class Real, class Space>
@@ -232,6 +275,11 @@ void HaloDslash<Real, Space>::move_halos() {
     }
   }
 #endif
+  if (shared_) {
+    shared_->next_call();
+    shared_->copy_and_notify(exchange_.send_buffer());
+    return;
+  }
   exchange_.start();
   exchange_.wait();
 }

@@ -8,10 +8,16 @@
 //   interior  the kernel on every site, the remote hops left out, while the halos travel (Progress)
 //   wait      MPI_Waitall
 //   complete  the boundary sites, per direction, straight from the receive buffer
-// Open MPI moves messages over shared memory and TCP only inside MPI calls, so overlap needs a
-// progress strategy: Chunks cuts the interior into slabs of t with MPI_Testall between them;
-// Thread has the master thread test while the other threads compute the interior (a nested team;
-// MPI_THREAD_FUNNELED suffices, as only the master calls MPI). None waits before the interior.
+// CPU ranks move their halos one of two ways (CpuHalo):
+//   shared  every neighbour on this node: the projections write straight into the neighbours'
+//           receive buffers, in an MPI-3 shared-memory window (mpi/shared_halo.hpp); MPI carries a
+//           0-byte notice per message, so nothing needs progress and the interior is one launch
+//   mpi     the messages through MPI. Open MPI moves them over shared memory and TCP only inside
+//           MPI calls, so overlap needs a progress strategy: Chunks cuts the interior into slabs of
+//           t with MPI_Testall between them; Thread has the master thread test while the other
+//           threads compute the interior (a nested team; MPI_THREAD_FUNNELED suffices, as only
+//           the master calls MPI).
+// None waits before the interior, either way.
 //
 // Space = CudaSpace (one GPU per rank, mpi/gpu_ranks.hpp): the same stages with the kernels on the
 // GPU, on two streams, the messages moved one of two ways (GpuHalo):
@@ -39,6 +45,10 @@
 namespace dslash::mpi {
 
 enum class Progress { None, Chunks, Thread };
+// How CPU ranks move their halos (--cpu-halo): Shared where every neighbour is on this node (Auto
+// picks it there, else Mpi), Mpi as messages.
+enum class CpuHalo { Auto, Mpi, Shared };
+CpuHalo parse_cpu_halo(std::string_view text);  // auto, mpi, shared
 // How GPU ranks move their halos (--gpu-halo): Peer where every neighbour's GPU is reachable on this
 // node (Auto picks it there, else Staged), Staged through pinned host buffers and MPI.
 enum class GpuHalo { Auto, Staged, Peer };
@@ -64,7 +74,11 @@ struct HaloOptions {
   bool coalesce = true;  // one message per peer (mpi/halo_exchange.hpp)
   int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
   GpuHalo gpu_halo = GpuHalo::Auto;
+  CpuHalo cpu_halo = CpuHalo::Auto;
 };
+
+template <class Real>
+class SharedHalo;  // mpi/shared_halo.hpp
 
 template <class Real, class Space = HostSpace>
 class HaloDslash {
@@ -96,7 +110,7 @@ class HaloDslash {
   // Bytes this rank sends per apply: 12 reals x face sites x nrhs, for each face of each split direction.
   std::uint64_t halo_bytes() const { return exchange_.bytes(); }
   int messages() const { return exchange_.messages(); }
-  // How the halos travel: "host" (a CPU rank), "staged" or "peer" (GPU ranks).
+  // How the halos travel: "mpi" or "shared" (CPU ranks), "staged" or "peer" (GPU ranks).
   const char* transport() const;
   int progress_slabs() const;
   // One entry per apply since reset_times().
@@ -111,6 +125,10 @@ class HaloDslash {
   // True when a test saw every message done (and set t.transfer).
   bool interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted);
   void complete(const spinor_view& out, HaloCallTimes& t);
+  // A CPU rank's messages, by MPI or as notices of the shared halo.
+  void start_halo();
+  bool test_halo();
+  void wait_halo();
   // The GPU's stages (halo_dslash.cpp): project and copy to the host; copy to the device and complete.
   void apply_device(const spinor_view& in, const spinor_view& out, Progress progress);
   void stage_out(const spinor_view& in);
@@ -128,6 +146,7 @@ class HaloDslash {
   std::vector<HaloCallTimes> times_;
   struct Device;  // the GPU's message buffers, pinned host buffers or peer mappings, streams and events; null on a CPU
   std::unique_ptr<Device> device_;
+  std::unique_ptr<SharedHalo<Real>> shared_;  // a CPU rank's shared-memory halo; null: MPI messages
 };
 
 }  // namespace dslash::mpi

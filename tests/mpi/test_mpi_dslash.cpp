@@ -90,8 +90,9 @@ constexpr std::array<Progress, 3> kStrategies{Progress::None, Progress::Chunks, 
 
 class HaloDslashTest : public ::testing::TestWithParam<Variant> {};
 
-// Every parity and dagger, each progress strategy, one message per peer and per face: the gathered
-// result against the reference (and so against one process) to 1e-12 in double, 1e-5 in single.
+// Every parity and dagger, each progress strategy, one message per peer and per face, halos through
+// MPI and through the shared-memory window: the gathered result against the reference (and so
+// against one process) to 1e-12 in double, 1e-5 in single.
 TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
   const Variant v = GetParam();
   Fixture& f = fixture();
@@ -109,8 +110,12 @@ TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
         cfg.team_size = 2;
         cfg.sites_per_team = 5;
         const Progress progress = kStrategies[static_cast<std::size_t>(call % 3)];
+        const CpuHalo how = call % 2 == 0 ? CpuHalo::Mpi : CpuHalo::Shared;
         const bool coalesce = call++ < 3;
-        HaloDslash<Real> d(grid, u, cfg, {.coalesce = coalesce});
+        HaloDslash<Real> d(grid, u, cfg, {.coalesce = coalesce, .cpu_halo = how});
+        if (d.messages() > 0) {
+          EXPECT_STREQ(d.transport(), how == CpuHalo::Mpi ? "mpi" : "shared");
+        }
         std::vector<SpinorField<Real>> in;
         for (int r = 0; r < cfg.nrhs; ++r) {
           SpinorField<Real> p(f.global, d.in_subset());
@@ -124,7 +129,7 @@ TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
           if (global) worst = std::max(worst, relative_difference(*global, f.expected(out, dagger, r)));
         }
         EXPECT_LT(max_over_ranks(worst), tolerance) << d.kernel().label() << " " << to_string(out) << (dagger ? " dagger" : "")
-                                                    << " progress " << to_string(progress)
+                                                    << " progress " << to_string(progress) << ", " << d.transport()
                                                     << (coalesce ? " per peer" : " per face") << " on " << grid.describe();
         // What goes on the wire is the projected half spinor: 12 reals per face site and rhs.
         std::uint64_t expected_bytes = 0;
@@ -144,13 +149,19 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(varia
 
 // The persistent requests and buffers of one HaloDslash serve many calls: 30 applies, cycling the
 // progress strategies (chunks automatic and one slab per outer t) over two inputs, each output
-// bit for bit the first of its input; and a per-face HaloDslash gives the same bits again.
+// bit for bit the first of its input; and a per-face HaloDslash gives the same bits again. The
+// first halo is the shared-memory window (ranks of one node), whose two buffers alternate: every
+// call reads the halo of its own call; the others go through MPI.
 template <class Real>
 void reuse_across_calls(const DslashConfig& cfg, const ProcessGrid& grid) {
   Fixture& f = fixture();
   const GaugeField<Real> u_global = convert_precision<Real>(f.u);
   const GaugeField<Real> u = scatter(grid, grid.rank() == 0 ? &u_global : nullptr);
-  HaloDslash<Real> per_peer(grid, u, cfg), per_face(grid, u, cfg, {.coalesce = false}), slabs(grid, u, cfg, {.chunks = 1 << 20});
+  HaloDslash<Real> per_peer(grid, u, cfg), per_face(grid, u, cfg, {.coalesce = false, .cpu_halo = CpuHalo::Mpi}),
+      slabs(grid, u, cfg, {.chunks = 1 << 20, .cpu_halo = CpuHalo::Mpi});
+  if (per_peer.messages() > 0) {
+    EXPECT_STREQ(per_peer.transport(), "shared");
+  }
   std::vector<View<Real, 1>> in, first;
   for (int k = 0; k < 2; ++k) {
     std::vector<SpinorField<Real>> local;
@@ -204,30 +215,32 @@ TEST(HaloReuse, PersistentRequestsServeManyCallsWithTheSameBits) {
 }
 
 // The stage timers of every strategy account for the call: their sum is at most the call and, in
-// the median call, at least 80% of it (what is left is the loop between the timers). Directions
-// that are not split have no stage time.
+// the median call, at least 80% of it (what is left is the loop between the timers), through MPI
+// and through the shared-memory window. Directions that are not split have no stage time.
 TEST(HaloTimes, StagesAddUpToTheCall) {
   Fixture& f = fixture();
   const ProcessGrid grid(g_grid, f.global.extents());
   const GaugeField<double> u = scatter(grid, grid.rank() == 0 ? &f.u : nullptr);
-  HaloDslash<double> d(grid, u, {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Range, .isa = best_isa(), .out = Subset::Full});
-  const View<double, 1> in = d.kernel().allocate_spinors("test"), out = d.kernel().allocate_spinors("test");
-  for (Progress progress : kStrategies) {
-    d.reset_times();
-    for (int call = 0; call < 15; ++call) d.apply(in, out, progress);
-    std::vector<double> share;
-    int bad = 0;
-    for (const HaloCallTimes& t : d.times()) {
-      share.push_back(t.stages() / t.call);
-      bad += t.stages() <= t.call * (1 + 1e-9) ? 0 : 1;
-      bad += t.transfer >= 0 && t.interior > 0 ? 0 : 1;
-      for (int mu = 0; mu < 4; ++mu)
-        if (!grid.split(mu)) bad += t.project[static_cast<std::size_t>(mu)] == 0 && t.complete[static_cast<std::size_t>(mu)] == 0 ? 0 : 1;
-      if (progress != Progress::Chunks) bad += t.progress == 0 ? 0 : 1;
+  for (const CpuHalo how : {CpuHalo::Mpi, CpuHalo::Shared}) {
+    HaloDslash<double> d(grid, u, {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Range, .isa = best_isa(), .out = Subset::Full}, {.cpu_halo = how});
+    const View<double, 1> in = d.kernel().allocate_spinors("test"), out = d.kernel().allocate_spinors("test");
+    for (Progress progress : kStrategies) {
+      d.reset_times();
+      for (int call = 0; call < 15; ++call) d.apply(in, out, progress);
+      std::vector<double> share;
+      int bad = 0;
+      for (const HaloCallTimes& t : d.times()) {
+        share.push_back(t.stages() / t.call);
+        bad += t.stages() <= t.call * (1 + 1e-9) ? 0 : 1;
+        bad += t.transfer >= 0 && t.interior > 0 ? 0 : 1;
+        for (int mu = 0; mu < 4; ++mu)
+          if (!grid.split(mu)) bad += t.project[static_cast<std::size_t>(mu)] == 0 && t.complete[static_cast<std::size_t>(mu)] == 0 ? 0 : 1;
+        if (progress != Progress::Chunks) bad += t.progress == 0 ? 0 : 1;
+      }
+      std::sort(share.begin(), share.end());
+      EXPECT_EQ(max_over_ranks(bad), 0.0) << to_string(progress) << ", " << d.transport();
+      EXPECT_GT(-max_over_ranks(-share[share.size() / 2]), 0.8) << to_string(progress) << ", " << d.transport() << ": the stages miss part of the call";
     }
-    std::sort(share.begin(), share.end());
-    EXPECT_EQ(max_over_ranks(bad), 0.0) << to_string(progress);
-    EXPECT_GT(-max_over_ranks(-share[share.size() / 2]), 0.8) << to_string(progress) << ": the stages miss part of the call";
   }
 }
 
