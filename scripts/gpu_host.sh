@@ -19,10 +19,13 @@
 #   halo   the GPU halo over 2 ranks (each its own GPU where there are 2, else sharing one), 32^4,
 #          t split, naive range, single and double: staged through the host against GPU to GPU
 #          (--gpu-halo staged|peer), three interleaved rounds, --verbose stage breakdowns
+#   cpumpi the CPU ranks' halo, 32^4 vnode range: 8 ranks x 2 threads (1.2.2.2 single and double,
+#          2.2.2.1 single) and 2 x 8 (1.1.1.2 single), through the shared-memory window against MPI
+#          messages (--cpu-halo shared|mpi), two interleaved rounds, --verbose stage breakdowns
 #   profile  Nsight Compute (ncu) on the best kernel, naive team, 32^4 and 48^4 single, 32^4 double:
 #          DRAM bytes, L2 hit rate, occupancy, registers (ncu locks the clocks and flushes the
 #          caches before the profiled launch: its times are not the bench's)
-#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve] [mixed] [halo] [cpu] [profile]     (none: test bench solve)
+#   bash scripts/gpu_host.sh [test] [bench] [sweep] [solve] [mixed] [halo] [cpu] [cpumpi] [profile]     (none: test bench solve)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${OUT:-out/gpu_host}
@@ -30,8 +33,8 @@ steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(test bench solve)
 for s in "${steps[@]}"; do
   case "$s" in
-    test | bench | sweep | solve | mixed | halo | cpu | profile) ;;
-    *) echo "error: unknown step '$s' (try: test bench sweep solve mixed halo cpu profile)" >&2; exit 2 ;;
+    test | bench | sweep | solve | mixed | halo | cpu | cpumpi | profile) ;;
+    *) echo "error: unknown step '$s' (try: test bench sweep solve mixed halo cpu cpumpi profile)" >&2; exit 2 ;;
   esac
 done
 command -v nvcc > /dev/null || { echo "error: no nvcc on the PATH: this script is for a host with CUDA" >&2; exit 2; }
@@ -133,6 +136,22 @@ for s in "${steps[@]}"; do
         [ "$threads" -le "$cores" ] || continue
         OMP_NUM_THREADS=$threads "$dslash" bench --lattice 48x48x48x48 --kernel vnode --prec single --dispatch range --threads "$threads" \
           --iters 3 --traffic --json "$out/cpu_48_vnode_single_range_t${threads}.json" | grep -E "^vnode "
+      done ;;
+    cpumpi)
+      export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+      cores=$(nproc)
+      bind=(--bind-to core -x OMP_PROC_BIND=close -x OMP_PLACES=cores)
+      for round in 1 2; do
+        for how in mpi shared; do
+          for run in 8:1.2.2.2:single 8:1.2.2.2:double 8:2.2.2.1:single 2:1.1.1.2:single; do
+            IFS=: read -r ranks grid prec <<< "$run"
+            name="cpumpi_${ranks}x$(( cores / ranks ))_${grid}_${prec}_${how}_r${round}"
+            mpirun -np "$ranks" --map-by "slot:PE=$(( cores / ranks ))" "${bind[@]}" -x OMP_NUM_THREADS=$(( cores / ranks )) "$dslash" bench \
+              --lattice 32x32x32x32 --mpi "$grid" --kernel vnode --dispatch range --prec "$prec" --iters 20 --cpu-halo "$how" --verbose \
+              --json "$out/$name.json" > "$out/$name.txt"
+            grep -E "^# .*halo at" "$out/$name.txt" | sed "s/^# [^:]*:/$name:/"
+          done
+        done
       done ;;
     profile)
       # The third team launch of the run (two warm-up calls first), with the sections that say
