@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "dslash/core/backend/cuda/space.hpp"
+#include "mpi/halo_peers.hpp"
 #include "mpi/mpi_session.hpp"
 
 namespace dslash::mpi {
@@ -30,15 +31,13 @@ std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>&
   std::vector<int> devices(static_cast<std::size_t>(node_size));
   cuda::check(cudaGetDevice(&device), "cudaGetDevice");
   MPI_Allgather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, node);
-  MPI_Group all, local;
-  MPI_Comm_group(grid.comm(), &all);
-  MPI_Comm_group(node, &local);
+  const std::vector<int> peers = peers_of(x.sends()), on_nodes = node_ranks(grid.comm(), node, peers);
   std::string why;
-  for (const auto& s : x.sends()) {
-    int on_node = MPI_UNDEFINED;
-    MPI_Group_translate_ranks(all, 1, &s.peer, local, &on_node);
+  for (std::size_t i = 0; i < peers.size(); ++i) {
+    const auto& s = x.sends()[i];
+    const int on_node = on_nodes[i];
     if (on_node == MPI_UNDEFINED) {
-      why = "rank " + std::to_string(grid.rank()) + "'s neighbour " + std::to_string(s.peer) + " is on another node";
+      why = off_node(grid.rank(), s.peer);
       break;
     }
     const int theirs = devices[static_cast<std::size_t>(on_node)];
@@ -50,21 +49,14 @@ std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>&
       break;
     }
   }
-  MPI_Group_free(&all);
-  MPI_Group_free(&local);
   MPI_Comm_free(&node);
-  try {
-    agree(why.empty(), why, grid.comm());
-  } catch (const CollectiveError& e) {
-    return e.what();
-  }
-  return {};
+  return agreed_refusal(why, grid.comm());
 }
 
 template <class Real>
 PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) : exchange_(x), stride_(x.reals()) {
   const std::vector<typename HaloExchange<Real>::Span>&sends = x.sends(), &receives = x.receives();
-  std::vector<Address> mine(receives.size()), theirs(sends.size());
+  std::vector<Address> mine(receives.size());
   collectively([&] {
     void* p = nullptr;
     cuda::check(cudaMalloc(&p, std::max<std::size_t>(1, 2 * stride_ * sizeof(Real))), "cudaMalloc (peer halo buffers)");
@@ -74,12 +66,7 @@ PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) :
     for (std::size_t i = 0; i < receives.size(); ++i) mine[i] = {handle, receives[i].offset, stride_};
   }, grid.comm());
   // Each receiver tells its sender where the message goes.
-  std::vector<MPI_Request> r;
-  for (std::size_t i = 0; i < sends.size(); ++i)
-    MPI_Irecv(&theirs[i], sizeof(Address), MPI_BYTE, sends[i].peer, kAddressTag + sends[i].tag, grid.comm(), &r.emplace_back());
-  for (std::size_t i = 0; i < receives.size(); ++i)
-    MPI_Isend(&mine[i], sizeof(Address), MPI_BYTE, receives[i].peer, kAddressTag + receives[i].tag, grid.comm(), &r.emplace_back());
-  MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+  const std::vector<Address> theirs = tell_senders(grid, x, mine, kAddressTag);
   collectively([&] {
     for (std::size_t i = 0; i < sends.size(); ++i) {
       Real*& base = opened_[sends[i].peer];  // one mapping a peer: all its messages share its buffers
@@ -91,8 +78,7 @@ PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) :
       destinations_.push_back({base, theirs[i].offset, theirs[i].stride});
     }
   }, grid.comm());
-  for (const auto& s : receives) MPI_Recv_init(nullptr, 0, MPI_BYTE, s.peer, kNoticeTag + s.tag, grid.comm(), &notices_.emplace_back());
-  for (const auto& s : sends) MPI_Send_init(nullptr, 0, MPI_BYTE, s.peer, kNoticeTag + s.tag, grid.comm(), &notices_.emplace_back());
+  notices_ = notice_requests(grid, x, kNoticeTag);
 }
 
 template <class Real>

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "mpi/halo_peers.hpp"
 #include "mpi/mpi_session.hpp"
 
 namespace dslash::mpi {
@@ -20,25 +21,6 @@ constexpr int kAddressTag = 160, kNoticeTag = 192;
 struct Address {
   std::size_t offset, stride;
 };
-
-// The rank of each of `ranks` (of the grid's communicator) on `node`; MPI_UNDEFINED off it.
-std::vector<int> node_ranks(MPI_Comm grid, MPI_Comm node, const std::vector<int>& ranks) {
-  MPI_Group all, local;
-  MPI_Comm_group(grid, &all);
-  MPI_Comm_group(node, &local);
-  std::vector<int> on_node(ranks.size(), MPI_UNDEFINED);
-  if (!ranks.empty()) MPI_Group_translate_ranks(all, static_cast<int>(ranks.size()), ranks.data(), local, on_node.data());
-  MPI_Group_free(&all);
-  MPI_Group_free(&local);
-  return on_node;
-}
-
-template <class Span>
-std::vector<int> peers_of(const std::vector<Span>& spans) {
-  std::vector<int> p;
-  for (const Span& s : spans) p.push_back(s.peer);
-  return p;
-}
 
 // Reals to a 64-byte boundary, so the two buffers of a rank share no cache line.
 template <class Real>
@@ -59,14 +41,8 @@ std::string shared_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real
   MPI_Comm_free(&node);
   std::string why;
   for (std::size_t i = 0; i < peers.size() && why.empty(); ++i)
-    if (on_node[i] == MPI_UNDEFINED)
-      why = "rank " + std::to_string(grid.rank()) + "'s neighbour " + std::to_string(peers[i]) + " is on another node";
-  try {
-    agree(why.empty(), why, grid.comm());
-  } catch (const CollectiveError& e) {
-    return e.what();
-  }
-  return {};
+    if (on_node[i] == MPI_UNDEFINED) why = off_node(grid.rank(), peers[i]);
+  return agreed_refusal(why, grid.comm());
 }
 
 template <class Real>
@@ -83,14 +59,9 @@ SharedHalo<Real>::SharedHalo(const ProcessGrid& grid, const HaloExchange<Real>& 
   MPI_Win_lock_all(MPI_MODE_NOCHECK, window_);  // a passive epoch for the whole life, so MPI_Win_sync may order the writes
 
   // Each receiver tells its sender where the message goes.
-  std::vector<Address> mine(receives.size()), theirs(sends.size());
+  std::vector<Address> mine(receives.size());
   for (std::size_t i = 0; i < receives.size(); ++i) mine[i] = {receives[i].offset, stride_};
-  std::vector<MPI_Request> r;
-  for (std::size_t i = 0; i < sends.size(); ++i)
-    MPI_Irecv(&theirs[i], sizeof(Address), MPI_BYTE, sends[i].peer, kAddressTag + sends[i].tag, grid.comm(), &r.emplace_back());
-  for (std::size_t i = 0; i < receives.size(); ++i)
-    MPI_Isend(&mine[i], sizeof(Address), MPI_BYTE, receives[i].peer, kAddressTag + receives[i].tag, grid.comm(), &r.emplace_back());
-  MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
+  const std::vector<Address> theirs = tell_senders(grid, x, mine, kAddressTag);
 
   const std::vector<int> on_node = node_ranks(grid.comm(), node_, peers_of(sends));
   collectively([&] {
@@ -105,8 +76,7 @@ SharedHalo<Real>::SharedHalo(const ProcessGrid& grid, const HaloExchange<Real>& 
       destinations_.push_back({sends[i].offset, sends[i].reals, theirs[i].stride, static_cast<Real*>(base) + theirs[i].offset});
     }
   }, grid.comm());
-  for (const auto& s : receives) MPI_Recv_init(nullptr, 0, MPI_BYTE, s.peer, kNoticeTag + s.tag, grid.comm(), &notices_.emplace_back());
-  for (const auto& s : sends) MPI_Send_init(nullptr, 0, MPI_BYTE, s.peer, kNoticeTag + s.tag, grid.comm(), &notices_.emplace_back());
+  notices_ = notice_requests(grid, x, kNoticeTag);
 }
 
 template <class Real>
