@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <stdexcept>
 
 namespace dslash {
 
@@ -53,6 +54,14 @@ std::uint64_t cpuid_largest_cache_bytes() {
 #endif
 }
 
+std::uint64_t user_cache_bytes() {
+  const char* text = std::getenv("DSLASH_LLC_BYTES");
+  if (!text || !*text) return 0;
+  const std::uint64_t bytes = parse_cache_size(text);
+  if (bytes == 0) throw std::invalid_argument(std::string("DSLASH_LLC_BYTES='") + text + "': expected a cache size such as 32M, 32768K or 33554432");
+  return bytes;
+}
+
 std::uint64_t sysconf_cache_bytes() {
   long largest = 0;
 #if defined(_SC_LEVEL3_CACHE_SIZE)
@@ -62,10 +71,11 @@ std::uint64_t sysconf_cache_bytes() {
 }
 }  // namespace
 
-CacheReadings read_cache_sources() { return {sysfs_cache_bytes(), cpuid_largest_cache_bytes(), sysconf_cache_bytes()}; }
+CacheReadings read_cache_sources() { return {user_cache_bytes(), sysfs_cache_bytes(), cpuid_largest_cache_bytes(), sysconf_cache_bytes()}; }
 
 CacheReading first_known(const CacheReadings& readings) {
-  for (const CacheReading& r : {CacheReading{readings.sysfs, "sysfs"}, CacheReading{readings.cpuid, "cpuid"}, CacheReading{readings.sysconf, "sysconf"}})
+  for (const CacheReading& r : {CacheReading{readings.user, "DSLASH_LLC_BYTES"}, CacheReading{readings.sysfs, "sysfs"},
+                                CacheReading{readings.cpuid, "cpuid"}, CacheReading{readings.sysconf, "sysconf"}})
     if (r.bytes > 0) return r;
   return {};
 }

@@ -1,7 +1,9 @@
 #pragma once
 // The host's caches as the system describes them: sysfs, CPUID and the C library, each of which a
-// VM may leave silent or get wrong (a 2-vCPU AMD VM: sysfs 32 MiB, sysconf 320 MiB). The kernels
-// ask it whether their links fit the last-level cache; the bench reports it in its run header.
+// VM may leave silent or get wrong (a 2-vCPU AMD VM: sysfs 32 MiB, sysconf 320 MiB; later no sysfs
+// and CPUID 508 MiB). The environment variable DSLASH_LLC_BYTES (a size such as 32M, 32768K or
+// 33554432) overrides them all. The kernels ask it whether their links fit the last-level cache;
+// the bench reports it, and where it came from, in its run header.
 #include <cstdint>
 #include <string>
 
@@ -9,11 +11,13 @@ namespace dslash {
 
 // The size each source reports for the largest cache, 0 where it is silent.
 struct CacheReadings {
+  std::uint64_t user = 0;  // DSLASH_LLC_BYTES
   std::uint64_t sysfs = 0, cpuid = 0, sysconf = 0;
 };
+// Throws std::invalid_argument when DSLASH_LLC_BYTES is set but not a size.
 CacheReadings read_cache_sources();
-// The first source that knows, in the order sysfs, CPUID, sysconf, and its name; {0, "unknown"}
-// when none does.
+// The first source that knows, in the order DSLASH_LLC_BYTES, sysfs, CPUID, sysconf, and its name;
+// {0, "unknown"} when none does.
 struct CacheReading {
   std::uint64_t bytes = 0;
   const char* source = "unknown";

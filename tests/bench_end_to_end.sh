@@ -19,6 +19,11 @@ grep -q "^# rates from the best of 3 timed calls; min/median/max over all 3, aft
   || fail "the header does not state the timing rule: $(grep rates table.txt)"
 grep -Eq "^# dslash bench: .*footprint .* \((fits in|exceeds) the .* last-level cache, from (sysfs|cpuid|sysconf)\)$|last-level cache size unknown" table.txt \
   || fail "the header does not say where the cache size came from: $(head -1 table.txt)"
+# A VM may report its cache wrong: DSLASH_LLC_BYTES sets it, and the header and JSON say so.
+DSLASH_LLC_BYTES=24M "$dslash" bench "${tiny[@]}" --iters 1 --warmup 0 --kernel naive --dispatch range --json llc.json > llc.txt 2> /dev/null \
+  || fail "bench with DSLASH_LLC_BYTES failed"
+grep -q "the 24.0 MiB last-level cache, from DSLASH_LLC_BYTES" llc.txt || fail "DSLASH_LLC_BYTES not used: $(head -1 llc.txt)"
+grep -q '"llc_bytes": 25165824,' llc.json || fail "llc_bytes is not DSLASH_LLC_BYTES: $(grep llc_ llc.json)"
 # 8x4x4x8 is far under 4x any last-level cache: the header says so once and names the lattice to run.
 if grep -q "last-level cache size unknown" table.txt; then
   grep -q "FOOTPRINT UNDER" table.txt && fail "a footprint warning without a known cache"
@@ -160,6 +165,7 @@ bad_flag "--simd avx2 does not apply to --kernel naive" "${tiny[@]}" --kernel na
 bad_flag "--comms-overlap requires --mpi" "${tiny[@]}" --comms-overlap off
 bad_flag "--backend: gpu not in" "${tiny[@]}" --backend gpu
 bad_flag "--compress: 7 not in" "${tiny[@]}" --compress 7
+DSLASH_LLC_BYTES=lots bad_flag "DSLASH_LLC_BYTES='lots': expected a cache size" "${tiny[@]}"
 # --backend cuda without a usable GPU (or in a build without CUDA) says why, at once; with a GPU the
 # CPU-only options are refused.
 if nvidia-smi -L > /dev/null 2>&1; then

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -45,6 +46,22 @@ TEST(CacheDetection, RanksOnANodeShareTheCache) {
   EXPECT_EQ(c.bytes, 32 * MiB);
   EXPECT_EQ(c.share(), 8 * MiB);
   EXPECT_EQ(choose_last_level_cache({}, 0).sharing, 1);
+}
+
+// DSLASH_LLC_BYTES wins over every source a VM may get wrong; a value that is no size is an error.
+TEST(CacheDetection, TheEnvironmentOverridesEverySource) {
+  const CacheInfo c = choose_last_level_cache({.user = 32 * MiB, .sysfs = 64 * MiB, .cpuid = 508 * MiB});
+  EXPECT_EQ(c.bytes, 32 * MiB);
+  EXPECT_EQ(c.source, "DSLASH_LLC_BYTES");
+  const char* before = std::getenv("DSLASH_LLC_BYTES");
+  const std::string saved = before ? before : "";
+  setenv("DSLASH_LLC_BYTES", "24M", 1);
+  EXPECT_EQ(read_cache_sources().user, 24 * MiB);
+  EXPECT_EQ(last_level_cache().bytes, 24 * MiB);
+  setenv("DSLASH_LLC_BYTES", "lots", 1);
+  EXPECT_THROW(read_cache_sources(), std::invalid_argument);
+  if (before) setenv("DSLASH_LLC_BYTES", saved.c_str(), 1);
+  else unsetenv("DSLASH_LLC_BYTES");
 }
 
 TEST(CacheDetection, ParsesSysfsSizes) {

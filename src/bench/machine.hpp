@@ -13,7 +13,7 @@ namespace dslash::bench {
 // The last-level cache, and where its size came from (a VM may hide it from sysfs).
 struct CacheInfo {
   std::uint64_t bytes = 0;         // the whole cache; 0: unknown
-  std::string source = "unknown";  // sysfs, cpuid, sysconf or unknown
+  std::string source = "unknown";  // DSLASH_LLC_BYTES, sysfs, cpuid, sysconf or unknown
   int sharing = 1;                 // processes that share it (under MPI, the ranks on a node)
   bool known() const { return bytes > 0; }
   std::uint64_t share() const { return bytes / static_cast<std::uint64_t>(sharing); }  // what one process may count on
