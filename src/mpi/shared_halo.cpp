@@ -46,7 +46,7 @@ std::string shared_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real
 }
 
 template <class Real>
-SharedHalo<Real>::SharedHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) : exchange_(x), stride_(whole_lines<Real>(x.reals())) {
+SharedHalo<Real>::SharedHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) : stride_(whole_lines<Real>(x.reals())) {
   const auto &sends = x.sends(), &receives = x.receives();
   MPI_Comm_split_type(grid.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
   MPI_Info info;

@@ -60,7 +60,6 @@ class SharedHalo {
     std::size_t send_offset = 0, reals = 0, stride = 0;  // stride: the peer's, between its two buffers
     Real* base = nullptr;                                // the peer's first buffer, mapped here, at this message's place
   };
-  const HaloExchange<Real>& exchange_;
   MPI_Comm node_ = MPI_COMM_NULL;
   MPI_Win window_ = MPI_WIN_NULL;
   Real* mine_ = nullptr;
