@@ -14,6 +14,7 @@
 #include "dslash/core.hpp"
 #include "dslash/core/macros.hpp"
 #include "kernels/dslash_runner.hpp"
+#include "kernels/face_lanes.hpp"
 #include "kernels/kernel_layout.hpp"
 #include "kernels/link_compression.hpp"
 #include "simd/complex.hpp"
@@ -24,14 +25,6 @@
 namespace dslash::kernels {
 
 using simd::Complex;
-
-// The lane bit of direction Mu when W lanes fold the last log2(W) directions; -1 if not folded.
-template <int W>
-constexpr int lane_bit(int mu) {
-  int d = 0;
-  while ((1 << d) < W) ++d;
-  return mu >= 4 - d ? mu - (4 - d) : -1;
-}
 
 // a + K z for K in {+1, -1, +i, -i}, written as 1, -1, 2, -2: a sign flip or an i is free.
 template <int K, class V>
@@ -70,6 +63,7 @@ struct DslashBody {
   static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
   static constexpr int kRowReals = 6 * kLinkLanes;        // one colour row of one link: 3 complex
   static constexpr int kLinkReals = Reals * kLinkLanes;   // one link, as stored (18, 12 or 8 components)
+  static constexpr int kFaceLinkReals = 18 * kLinkLanes;   // a face's link (DslashFaces): always whole
   static constexpr bool kSimt = simd::is_simt<Vec>;      // lanes are GPU threads, not a register
   static constexpr bool kPairs = kSimt && Folded;        // a lane's (re, im) adjacent: kernels/kernel_layout.hpp
   static constexpr bool kGpuNaive = kSimt && W == 1;     // one site per GPU thread
@@ -80,8 +74,11 @@ struct DslashBody {
 
   RunArgs<Real> a;   // a copy: a GPU kernel takes the body by value
   index_t x_extent;  // outer x extent of the output index space: l0 / 2 checkerboarded, l0 full
+  bool halo_in_kernel = false;  // a.received holds the split directions' messages (CPU only)
 
-  explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {}
+  explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {
+    for (int mu = 0; mu < 4; ++mu) halo_in_kernel |= args.halo[mu] && args.received.message[mu][0] != nullptr;
+  }
 
   DSLASH_INLINE_FUNCTION index_t component_stride() const {
     if constexpr (SiteMajor) return 1;
@@ -269,6 +266,12 @@ struct DslashBody {
     uh[0] = row_times(row, h[0]);
     uh[1] = row_times(row, h[1]);
   }
+  // Colour row r of a halo hop (kernels/dslash_faces.hpp): U(r, :) h with the face's whole link,
+  // or h itself where the sender applied the link (a backward hop's U^dagger).
+  DSLASH_FORCE_INLINE static void face_row(const Real* face_link, const C (&h)[2][3], int r, C (&uh)[2]) {
+    if (face_link) mat_vec_row(face_link + r * kRowReals, h, uh);
+    else uh[0] = h[0][r], uh[1] = h[1][r];
+  }
   // Spin row K's share of one colour row of the four output spins: acc[K] += uh, and the lower spin
   // that row K feeds (2 if b2 = K, else 3) gets S k uh.
   template <int Mu, int S, int K>
@@ -353,6 +356,7 @@ struct DslashBody {
     bool wraps[8];
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = neighbour<H>(x, wraps[H])), ...); }(std::make_integer_sequence<int, 8>{});
     // A site with a hop left to the halo is read back soon (DslashFaces::complete): keep it in cache.
+    // With the messages in hand (halo_in_kernel) its hops are added here, and it streams out too.
     bool boundary = false;
     for (int h = 0; h < 8; ++h) boundary |= wraps[h] && a.halo[static_cast<std::size_t>(h / 2)];
     for (int b = 0; b < a.blocks; ++b) {
@@ -370,7 +374,36 @@ struct DslashBody {
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
         ((both_rows<Dagger, H>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
-      store(acc, i, b, boundary, norm2);
+      if (boundary && halo_in_kernel) {
+        [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
+      }
+      store(acc, i, b, boundary && !halo_in_kernel, norm2);
+    }
+  }
+
+  // Hop H of a boundary site from the neighbour domain's message, when it is in before this launch
+  // (a.received): what DslashFaces::complete would add to the stored output, added here in
+  // registers after the local hops, in the order complete adds them (directions in turn, forward
+  // first) and with the same links, so the bits are the same either way.
+  template <bool Dagger, int H>
+  DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, bool wraps, const Real* links) const {
+    constexpr int Mu = H / 2, S = sign<Dagger, H>(), Hop = H % 2;
+    const Real* message = a.received.message[Mu][Hop];
+    if (!wraps || !a.halo[Mu] || message == nullptr) return;
+    using Lanes = FaceLanes<Real, Vec, Folded>;
+    const index_t slot = a.received.slot[Mu][i];
+    C h[2][3];
+    Lanes::template get_half_spinor<Mu>(h, message, a.blocks, slot, b, Lanes::face_node(Hop == 0, true));
+    const Real* face_link = a.received.links[Mu][Hop];  // a forward hop's U_mu(x); null backward
+    if constexpr (SiteMajor && Reals == 18) {
+      if (face_link) face_link = links + link_offset(H, Reals) * kLinkLanes;  // the same numbers, in L1 since its local hop
+    } else if (face_link) {
+      face_link += slot * kFaceLinkReals;
+    }
+    for (int r = 0; r < 3; ++r) {
+      C uh[2];
+      face_row(face_link, h, r, uh);
+      reconstruct<Mu, S>(acc[r], uh);
     }
   }
 

@@ -26,6 +26,12 @@ DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, c
     send_[m][bwd] = face(mu, true, in, u, FaceLink::UDagger);  // the receiver does not hold U_mu(y)
     receive_[m][fwd] = face(mu, true, out, u, FaceLink::U);
     receive_[m][bwd] = face(mu, false, out, u, FaceLink::None);
+    if constexpr (Space::host_accessible) {
+      slots_[m] = View<std::int32_t, 1, LayoutRight, Space>("dslash_face_slots", static_cast<std::size_t>(kernel.output_sites() / (layout_.folded ? layout_.lanes : 1)));
+      deep_copy(slots_[m], std::int32_t{-1});
+      for (const Face* f : {&receive_[m][fwd], &receive_[m][bwd]})
+        for (std::size_t k = 0; k < f->sites.size(); ++k) slots_[m](static_cast<std::size_t>(f->sites[k])) = static_cast<std::int32_t>(k);
+    }
     // Lanes of a face vector on the face: one right-hand side's site (naive, mrhs), all virtual
     // nodes, or, in a folded direction, the W/2 of one node.
     const index_t lanes = !layout_.folded ? 1 : layout_.lane_bit[m] >= 0 ? layout_.lanes / 2 : layout_.lanes;
@@ -59,7 +65,9 @@ typename DslashFaces<Real, Space>::Face DslashFaces<Real, Space>::face(int mu, b
         // Every lane of an outer site has its parity: the virtual nodes' extents are even.
         if (subset != Subset::Full && Geometry::parity(xo) != static_cast<int>(subset)) continue;
         const site_t so = outer_geom.site(xo);
-        vectors.push_back(strides_.offset(subset == Subset::Full ? so : Geometry::cb_index(so), 0, 0) * layout_.lanes);
+        const index_t site = subset == Subset::Full ? so : Geometry::cb_index(so);
+        vectors.push_back(strides_.offset(site, 0, 0) * layout_.lanes);
+        f.sites.push_back(site);
         coords.push_back(xo);
       }
   f.vectors = to_space(vectors, "dslash_face_vectors");
@@ -143,6 +151,22 @@ void DslashFaces<Real, Space>::complete_both(int mu, const Real* forward_half, c
   if (layout_.outer[static_cast<std::size_t>(mu)] >= 2) return runner_(forward, &backward);
   runner_(forward, nullptr);  // one vector holds both faces: the hops one after the other
   runner_(backward, nullptr);
+}
+
+template <class Real, class Space>
+ReceivedHalo<Real> DslashFaces<Real, Space>::received(const std::array<std::array<const Real*, 2>, 4>& messages) const {
+  if constexpr (!Space::host_accessible) throw std::invalid_argument("DslashFaces: the GPU adds its halo with the face kernels");
+  ReceivedHalo<Real> r;
+  for (std::size_t mu = 0; mu < 4; ++mu) {
+    if (!cfg_.halo[mu]) continue;
+    for (int hop = 0; hop < 2; ++hop) {
+      r.message[mu][static_cast<std::size_t>(hop)] = messages[mu][static_cast<std::size_t>(hop)];
+      const auto& links = receive_[mu][static_cast<std::size_t>(hop)].links;
+      r.links[mu][static_cast<std::size_t>(hop)] = links.size() > 0 ? links.data() : nullptr;
+    }
+    r.slot[mu] = slots_[mu].data();
+  }
+  return r;
 }
 
 template class DslashFaces<float>;

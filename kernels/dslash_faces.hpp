@@ -56,6 +56,10 @@ class DslashFaces {
   // of 2 or more in mu), else one launch a hop.
   void project_both(int mu, const spinor_view& in, Real* forward_half, Real* backward_half) const;
   void complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out) const;
+  // The received messages ([mu][0] forward, [mu][1] backward; complete's arguments) as the kernel
+  // reads them itself (DslashKernel::apply with a ReceivedHalo): instead of apply then complete,
+  // once the halo is in before the kernel runs. Host only.
+  ReceivedHalo<Real> received(const std::array<std::array<const Real*, 2>, 4>& messages) const;
 
  private:
   // One side of a face: its vectors (offsets of their block 0 in the spinor buffers) in message
@@ -63,6 +67,7 @@ class DslashFaces {
   struct Face {
     View<index_t, 1, LayoutRight, Space> vectors;
     View<Real, 1, LayoutRight, Space> links;
+    std::vector<index_t> sites;  // host: each vector's output site index (DslashBody's i)
   };
   enum class FaceLink { None, U, UDagger };
   Face face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const;
@@ -72,6 +77,9 @@ class DslashFaces {
 
   // [mu][hop]: the vectors we send from (input parity) and those we complete (output parity).
   std::array<std::array<Face, 2>, 4> send_, receive_;
+  // [mu][output site index]: the site's place in mu's receiving faces (both list their vectors in
+  // the same order), or -1.
+  std::array<View<std::int32_t, 1, LayoutRight, Space>, 4> slots_;
   std::array<index_t, 4> face_sites_{};
   DslashConfig cfg_;
   KernelLayout layout_;

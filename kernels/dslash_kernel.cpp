@@ -262,6 +262,17 @@ void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& 
 }
 
 template <class Real, class Space>
+void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const {
+  if constexpr (!Space::host_accessible) throw std::invalid_argument(label_ + ": the GPU adds its halo with the face kernels");
+  for (std::size_t mu = 0; mu < 4; ++mu)
+    if (cfg_.halo[mu] && (received.message[mu][0] == nullptr || received.message[mu][1] == nullptr || received.slot[mu] == nullptr))
+      throw std::invalid_argument(label_ + ": no received halo for split direction " + std::to_string(mu));
+  RunArgs<Real> args = run_args(in, out, 0, outer_t());
+  args.received = received;
+  runner_(args);
+}
+
+template <class Real, class Space>
 void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
   runner_(run_args(in, out, t_begin, t_end));
 }

@@ -82,6 +82,11 @@ class DslashKernel {
   void unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const;
 
   void apply(const spinor_view& in, const spinor_view& out) const;
+  // The same with the split directions' hops read from their received messages in the same launch
+  // (DslashFaces::received): out is then complete, with the bits that apply() followed by
+  // DslashFaces::complete gives. CPU only (the GPU overlaps its faces with the interior); throws
+  // std::invalid_argument on the GPU or where a split direction has no message.
+  void apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const;
   // out = a x + b D in in one pass (QUDA's Dslash with xpay; x in the output's layout), returning
   // ||out||^2 summed in double over this process's sites: the even-odd operator's last pass fused
   // into its second hop. Waits for the GPU (the sum comes back to the host). Only where

@@ -2,11 +2,23 @@
 // The boundary between the baseline code (packing, validation) and the per-ISA translation units:
 // everything one launch needs, as plain data, and a function pointer per (family x ISA x precision).
 #include <array>
+#include <cstdint>
 #include <string>
 
 #include "kernels/kernel_options.hpp"
 
 namespace dslash {
+
+// The halo as the kernel reads it itself, when the messages are in before it runs (a CPU rank that
+// waits for its halo first: src/mpi/halo_dslash.hpp). Per split direction and hop (0 forward,
+// 1 backward): the received message and the face's links (null where the sender applied them), as
+// DslashFaces::complete reads them; per split direction, each output site's place in its faces.
+// Null messages: the kernel leaves the hops out, and DslashFaces::complete adds them later.
+template <class Real>
+struct ReceivedHalo {
+  std::array<std::array<const Real*, 2>, 4> message{}, links{};
+  std::array<const std::int32_t*, 4> slot{};  // [mu][output site index]: its face vector, or -1
+};
 
 template <class Real>
 struct RunArgs {
@@ -27,6 +39,7 @@ struct RunArgs {
   int reals_per_link;             // gauge compression: 18, 12 or 8 stored reals per link (kernels/link_compression.hpp)
   bool dagger;
   std::array<bool, 4> halo;       // directions split between domains (DslashConfig::halo)
+  ReceivedHalo<Real> received;    // CPU: their hops from the messages, in this launch
   Dispatch dispatch;
   std::array<index_t, 4> tile;
   int team_size;
@@ -80,6 +93,8 @@ struct SimdProbe {
   int lanes = 0;
   void (*permute)(int level, const Real* in, Real* out) = nullptr;          // out = permute<level>(in)
   void (*complex_op)(SimdOp op, const Real* a, const Real* b, const Real* c, Real* out) = nullptr;
+  // CPU: out = expand_half<level>(in, node), or (expand false) out[0, W/2) = compress_half<level>(in, node).
+  void (*half)(bool expand, int level, int node, const Real* in, Real* out) = nullptr;
 };
 
 // The roofline ceilings on one instruction set, and the Dslash body's own rate with its data in

@@ -9,10 +9,7 @@
 // naive: completing both hops 13-15 us in one launch against 16-20 in two; the decomposed call's
 // overhead +17-18% double, +24-26% single, against +25-26% and +26-32%).
 //
-// In a direction folded into the lanes, half the lanes of a face vector are on the face (those of
-// one virtual node) and the message carries only them, in lane order. Lane bit 0 folded, W = 8:
-//   project : lanes ABCD EFGH, node 0 on the face -> message ACEG
-//   complete: message ACEG, node 1 on the face    -> 0A0C 0E0G, added (node 0 gets + 0)
+// Which lanes are on a face and where the message keeps them: kernels/face_lanes.hpp.
 #include "kernels/dslash_body.hpp"
 
 namespace dslash::kernels {
@@ -26,89 +23,26 @@ struct FaceBody {
 
   FaceArgs<Real> a, b;  // copies (a GPU kernel takes the body by value); b.count = 0: one hop
 
-  // Direction Mu folded into the lanes: only one virtual node's lanes are on the face.
+  using Lanes = FaceLanes<Real, Vec, Folded>;
   template <int Mu>
-  static constexpr bool kHalfLanes = Folded && lane_bit<W>(Mu) >= 0;
-  template <int Mu>
-  static constexpr int kMessageLanes = kHalfLanes<Mu> ? W / 2 : W;
-
-  // The face's virtual node: project forward sends our lower face (node 0) to the domain below,
-  // project backward our upper face (node 1); complete forward fills our upper face, backward our lower.
-  DSLASH_INLINE_FUNCTION static int face_node(const FaceArgs<Real>& x) { return x.forward == x.complete ? 1 : 0; }
-
-  // The face node's lanes come in runs of 2^bit: lanes [(2k + node) 2^bit, (2k + node + 1) 2^bit).
-  // Copied run by run with compile-time lengths (no per-lane test), so the compiler unrolls them.
-  template <int Mu>
-  static constexpr int kRun = kHalfLanes<Mu> ? 1 << lane_bit<W>(Mu) : W;
-
-  // SIMT: this thread's lane l is on the face when its bit is the node's; its place in the message
-  // is l with that bit taken out.
-  template <int Mu>
-  DSLASH_INLINE_FUNCTION static bool on_face(int lane, int node) {
-    return ((lane >> lane_bit<W>(Mu)) & 1) == node;
-  }
-  template <int Mu>
-  DSLASH_INLINE_FUNCTION static int message_lane(int lane) {
-    constexpr int R = kRun<Mu>;
-    return (lane / (2 * R)) * R + lane % R;
-  }
-
-  template <int Mu>
-  DSLASH_FORCE_INLINE static void put(Real* dst, const Vec& v, int node) {
-    if constexpr (!kHalfLanes<Mu>) {
-      v.store_unaligned(dst);
-    } else if constexpr (kSimt) {
-      if (on_face<Mu>(Vec::lane(), node)) dst[message_lane<Mu>(Vec::lane())] = v.v;
-    } else {
-      alignas(64) Real lanes[W];
-      v.store_aligned(lanes);
-      constexpr int R = kRun<Mu>;
-      for (int k = 0; k < W / (2 * R); ++k)
-        for (int j = 0; j < R; ++j) dst[k * R + j] = lanes[(2 * k + node) * R + j];
-    }
-  }
-  template <int Mu>
-  DSLASH_FORCE_INLINE static Vec get(const Real* src, int node) {
-    if constexpr (!kHalfLanes<Mu>) {
-      return Vec::load_unaligned(src);
-    } else if constexpr (kSimt) {
-      return Vec(on_face<Mu>(Vec::lane(), node) ? src[message_lane<Mu>(Vec::lane())] : Real(0));
-    } else {
-      alignas(64) Real lanes[W] = {};
-      constexpr int R = kRun<Mu>;
-      for (int k = 0; k < W / (2 * R); ++k)
-        for (int j = 0; j < R; ++j) lanes[(2 * k + node) * R + j] = src[k * R + j];
-      return Vec::load_aligned(lanes);
-    }
-  }
-
-  // Where component (spin s, colour r) of vector i, block b starts in the message: (re, im), kMessageLanes each.
-  template <int Mu>
-  DSLASH_INLINE_FUNCTION static index_t message_offset(const FaceArgs<Real>& x, index_t i, int b, int s, int r) {
-    return ((i * x.blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
-  }
-
-  // Spin rows 0 and 1 of colour row r: U(r, :) h with the face's link, or h itself without one.
-  DSLASH_FORCE_INLINE static void colour_row(const Real* lk, const C (&h)[2][3], int r, C (&uh)[2]) {
-    if (lk) Body::mat_vec_row(lk + r * Body::kRowReals, h, uh);
-    else uh[0] = h[0][r], uh[1] = h[1][r];
-  }
+  static constexpr int kMessageLanes = Lanes::template kMessageLanes<Mu>;
+  DSLASH_INLINE_FUNCTION static int face_node(const FaceArgs<Real>& x) { return Lanes::face_node(x.forward, x.complete); }
 
   template <int Mu, int S>
   DSLASH_INLINE_FUNCTION static void project(const FaceArgs<Real>& x, index_t i) {
     constexpr int M = kMessageLanes<Mu>;
     const int node = face_node(x);
-    const Real* lk = x.links ? x.links + i * Body::kLinkReals : nullptr;
+    const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
       Body::template spin_project<Mu, S>(h, x.in + x.vectors[i] + b * x.block_stride * W, x.component_stride);
       for (int r = 0; r < 3; ++r) {
         C uh[2];
-        colour_row(lk, h, r, uh);
+        Body::face_row(lk, h, r, uh);
         for (int s = 0; s < 2; ++s) {
-          Real* dst = x.message + message_offset<Mu>(x, i, b, s, r);
-          put<Mu>(dst, uh[s].re, node);
-          put<Mu>(dst + M, uh[s].im, node);
+          Real* dst = x.message + Lanes::template message_offset<Mu>(x.blocks, i, b, s, r);
+          Lanes::template put<Mu>(dst, uh[s].re, node);
+          Lanes::template put<Mu>(dst + M, uh[s].im, node);
         }
       }
     }
@@ -116,20 +50,15 @@ struct FaceBody {
 
   template <int Mu, int S>
   DSLASH_INLINE_FUNCTION static void complete(const FaceArgs<Real>& x, index_t i) {
-    constexpr int M = kMessageLanes<Mu>;
     const int node = face_node(x);
-    const Real* lk = x.links ? x.links + i * Body::kLinkReals : nullptr;
+    const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
-      for (int s = 0; s < 2; ++s)
-        for (int r = 0; r < 3; ++r) {
-          const Real* src = x.received + message_offset<Mu>(x, i, b, s, r);
-          h[s][r] = {get<Mu>(src, node), get<Mu>(src + M, node)};
-        }
+      Lanes::template get_half_spinor<Mu>(h, x.received, x.blocks, i, b, node);
       Real* o = x.out + x.vectors[i] + b * x.block_stride * W;
       for (int r = 0; r < 3; ++r) {
         C uh[2], acc[4];
-        colour_row(lk, h, r, uh);
+        Body::face_row(lk, h, r, uh);
         for (int sp = 0; sp < 4; ++sp) acc[sp] = load_component<Vec, kPairs>(o, 3 * sp + r, x.component_stride);
         Body::template reconstruct<Mu, S>(acc, uh);
         for (int sp = 0; sp < 4; ++sp) {

@@ -17,6 +17,19 @@ void probe_permute(int level, const typename Vec::value_type* in, typename Vec::
   }
 }
 
+// The face halves of simd/lane_traits.hpp at lane bit `level`: out = expand_half(in, node), or
+// out[0, W/2) = compress_half(in, node).
+template <class Vec, int Level = 0>
+void probe_half(bool expand, int level, int node, const typename Vec::value_type* in, typename Vec::value_type* out) {
+  if constexpr ((1 << Level) < static_cast<int>(Vec::size)) {
+    if (level != Level) return probe_half<Vec, Level + 1>(expand, level, node, in, out);
+    Vec v;
+    if (!expand) return simd::compress_half<Level>(out, Vec::load_aligned(in), node);
+    simd::expand_half<Level>(v, in, node);
+    v.store_aligned(out);
+  }
+}
+
 template <class Vec>
 void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typename Vec::value_type* b,
                       const typename Vec::value_type* c, typename Vec::value_type* out) {
@@ -36,7 +49,7 @@ RunnerTable<Real> runner_table(bool with_naive) {
   if (with_naive) t.naive_traffic = &run_traffic<Real, Vec, false>;
   t.mrhs_traffic = &run_traffic<Real, Vec, false>;
   t.vnode_traffic = &run_traffic<Real, Vec, true>;
-  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>};
+  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>, &probe_half<Vec>};
   t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, &body_flops<Real, Vec, true>};
   return t;
 }

@@ -4,6 +4,8 @@
 #include <immintrin.h>
 
 #include "simd/xsimd_shim.hpp"
+// after the shim: lane_traits.hpp brings complex.hpp, whose arithmetic needs the shim's madd
+#include "simd/lane_traits.hpp"
 
 namespace dslash::simd {
 
@@ -27,6 +29,31 @@ inline Avx512Double permute(const Avx512Double& a) {
   if constexpr (Level == 0) return _mm512_permute_pd(r, 0x55);                // AB -> BA in each 128
   else if constexpr (Level == 1) return _mm512_shuffle_f64x2(r, r, 0xB1);     // Q0 Q1 Q2 Q3 -> Q1 Q0 Q3 Q2
   else return _mm512_shuffle_f64x2(r, r, 0x4E);                               // Q0 Q1 Q2 Q3 -> Q2 Q3 Q0 Q1
+}
+
+// simd/lane_traits.hpp's face halves in one instruction each way, through registers (a compress
+// straight to memory is microcoded and slow on AMD Zen 4).
+//   expand   Level 0, node 1: ABCD EFGH (256 bits) -> 0A0B 0C0D 0E0F 0G0H
+//   compress Level 0, node 1: 0A0B 0C0D 0E0F 0G0H   -> ABCD EFGH
+template <int Level>
+inline void expand_half(Avx512Float& v, const float* src, int node) {
+  const __mmask16 m = static_cast<__mmask16>(node ? half_lanes_mask<16, Level>(1) : half_lanes_mask<16, Level>(0));
+  v = _mm512_maskz_expand_ps(m, _mm512_castps256_ps512(_mm256_loadu_ps(src)));
+}
+template <int Level>
+inline void compress_half(float* dst, const Avx512Float& v, int node) {
+  const __mmask16 m = static_cast<__mmask16>(node ? half_lanes_mask<16, Level>(1) : half_lanes_mask<16, Level>(0));
+  _mm256_storeu_ps(dst, _mm512_castps512_ps256(_mm512_maskz_compress_ps(m, to_register(v))));
+}
+template <int Level>
+inline void expand_half(Avx512Double& v, const double* src, int node) {
+  const __mmask8 m = static_cast<__mmask8>(node ? half_lanes_mask<8, Level>(1) : half_lanes_mask<8, Level>(0));
+  v = _mm512_maskz_expand_pd(m, _mm512_castpd256_pd512(_mm256_loadu_pd(src)));
+}
+template <int Level>
+inline void compress_half(double* dst, const Avx512Double& v, int node) {
+  const __mmask8 m = static_cast<__mmask8>(node ? half_lanes_mask<8, Level>(1) : half_lanes_mask<8, Level>(0));
+  _mm256_storeu_pd(dst, _mm512_castpd512_pd256(_mm512_maskz_compress_pd(m, to_register(v))));
 }
 
 inline void stream_store(float* p, const Avx512Float& b) { _mm512_stream_ps(p, to_register(b)); }

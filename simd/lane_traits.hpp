@@ -24,4 +24,34 @@ DSLASH_INLINE_FUNCTION Real load_fetch_256b(const Real* p);
 template <class Vec>
 DSLASH_INLINE_FUNCTION void stream_store_pair(typename Vec::value_type* p, const Complex<Vec>& z);
 
+// A CPU vector's half that lies on a face of a folded direction (kernels/face_lanes.hpp): the lanes
+// whose bit Level is `node`, packed in lane order into W/2 reals, and back (zero in the other lanes).
+//   Level 0, node 1: expand ABCD EFGH -> 0A0B 0C0D 0E0F 0G0H (W = 16); compress is its inverse
+//   Level 2, node 0: expand ABCD      -> ABCD 0000           (W = 8)
+// Here lane by lane through memory; simd/avx512.hpp overloads both with its expand and compress.
+template <int Level, class Vec>
+inline void expand_half(Vec& v, const typename Vec::value_type* src, int node) {
+  constexpr int W = static_cast<int>(Vec::size), R = 1 << Level;
+  alignas(64) typename Vec::value_type lanes[W] = {};
+  for (int k = 0; k < W / (2 * R); ++k)
+    for (int j = 0; j < R; ++j) lanes[(2 * k + node) * R + j] = src[k * R + j];
+  v = Vec::load_aligned(lanes);
+}
+template <int Level, class Vec>
+inline void compress_half(typename Vec::value_type* dst, const Vec& v, int node) {
+  constexpr int W = static_cast<int>(Vec::size), R = 1 << Level;
+  alignas(64) typename Vec::value_type lanes[W];
+  v.store_aligned(lanes);
+  for (int k = 0; k < W / (2 * R); ++k)
+    for (int j = 0; j < R; ++j) dst[k * R + j] = lanes[(2 * k + node) * R + j];
+}
+// Bit i set where lane i's bit Level is `node`: the lanes expand_half fills.
+template <int W, int Level>
+constexpr unsigned half_lanes_mask(int node) {
+  unsigned m = 0;
+  for (int i = 0; i < W; ++i)
+    if (((i >> Level) & 1) == node) m |= 1u << i;
+  return m;
+}
+
 }  // namespace dslash::simd

@@ -72,8 +72,9 @@ for r in j["results"]:
     assert abs(r["percent_of_roofline"] - 100 * r["gflops"] / r["roofline_gflops"]) < 1e-6, r
     # The stages (min <= median <= max over ranks), the no-halo control and the exchange-only ceiling.
     names = [s["stage"] for s in r["stages"]]
-    assert names == ["project y", "project t", "post", "interior", "progress", "wait",
-                     "complete y", "complete t", "call", "transfer"], names
+    # The shared halo is in before the interior, whose kernel then adds its hops: no complete stage.
+    assert names == ["project y", "project t", "post", "interior", "progress", "wait", "call", "transfer"], names
+    assert r["halo_complete"] == "kernel", r
     for s in r["stages"]:
         assert 0 <= s["min_s"] <= s["median_s"] <= s["max_s"], s
     c = r["control"]
@@ -89,17 +90,25 @@ fi
 grep -q "halo at [0-9]*% of what a shared-memory window moves here" bench.txt || fail "no halo-vs-ceiling line: $(cat bench.txt)"
 grep -q "overhead" bench.txt || fail "no overhead column"
 
-# Every progress strategy and one message per face pass --check, through MPI and the shared window;
+# Every progress strategy and one message per face pass --check, through MPI and the shared window,
+# the halo's hops added by the face kernels or, where the halo is in first, by the interior kernel;
 # --verbose breaks each call into stages.
 for overlap in off chunks thread; do
   for how in mpi shared; do
+  complete=auto
+  [ "$overlap/$how" = off/mpi ] || [ "$overlap/$how" = chunks/shared ] && complete=faces
   "$mpirun" -np 2 "$dslash" bench --lattice 8x8x8x8 --mpi 2.1.1.1 --kernel vnode --prec single --iters 3 --warmup 1 --check \
-    --comms-overlap $overlap --halo-messages per-face --halo-chunks 3 --cpu-halo $how --verbose > verbose.txt 2> verbose.err \
-    || fail "bench --comms-overlap $overlap: $(cat verbose.err)"
+    --comms-overlap $overlap --halo-messages per-face --halo-chunks 3 --cpu-halo $how --halo-complete $complete --verbose \
+    > verbose.txt 2> verbose.err || fail "bench --comms-overlap $overlap: $(cat verbose.err)"
   grep -q "check passed: 3 variant(s)" verbose.err || fail "--comms-overlap $overlap: $(cat verbose.err)"
-  for stage in "project x" post interior progress wait "complete x" call transfer "control (no halo"; do
+  for stage in "project x" post interior progress wait call transfer "control (no halo"; do
     [ "$(grep -c "^#   $stage" verbose.txt)" -eq 3 ] || fail "--verbose lacks '$stage' for each variant: $(cat verbose.txt)"
   done
+  # The interior kernel adds the hops where the halo is in before it and that is not declined.
+  in_kernel=0
+  [ $complete = auto ] && { [ $how = shared ] || [ $overlap = off ]; } && in_kernel=3
+  [ "$(grep -c "^#   complete x" verbose.txt)" -eq $(( 3 - in_kernel )) ] || fail "$overlap/$how/$complete: complete stages: $(cat verbose.txt)"
+  [ "$(grep -c "^#   interior .*the halo's hops too" verbose.txt)" -eq $in_kernel ] || fail "$overlap/$how/$complete: interior note: $(cat verbose.txt)"
   grep -q "comms overlap $overlap, halo messages per-face" verbose.txt || fail "header: $(head -12 verbose.txt)"
   grep -qF ", 2 message(s) each way)" verbose.txt || fail "per-face: not one message per face"
   [ "$how" = shared ] && what="a shared-memory window" || what=MPI
@@ -142,6 +151,7 @@ expect_mpi_error 2 "'.': it is a directory" apply --gauge U.nersc --in psi.npy -
 expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --gpu-per-rank
 expect_mpi_error 2 "gpu-halo applies to --backend cuda" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --gpu-halo peer
 expect_mpi_error 2 "cpu-halo: fast not in {auto,mpi,shared}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --cpu-halo fast
+expect_mpi_error 2 "halo-complete: later not in {auto,faces}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-complete later
 expect_mpi_error 3 "L0 (x) = 8 is not divisible by 3 ranks" solve --gauge U.nersc --in psi.npy --mass 0.1 --mpi 3.1.1.1
 expect_mpi_error 2 "say how they split the lattice with --mpi" solve --random --lattice 8x8x8x8 --mass 0.1
 
@@ -180,6 +190,7 @@ elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q G
     grep -q "^#   $stage" gpu_staged.txt || fail "bench --gpu-halo staged --verbose lacks '$stage': $(cat gpu_staged.txt)"
   done
   expect_mpi_error 2 "cpu-halo applies to --backend cpu" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --backend cuda --iters 1 --cpu-halo mpi
+  expect_mpi_error 2 "halo-complete applies to --backend cpu" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --backend cuda --iters 1 --halo-complete faces
 else
   [ "$rc" -eq 2 ] || fail "apply --backend cuda without a GPU: exit $rc, expected 2"
   [ "$(grep -c "no usable CUDA device\|no CUDA device found" gpu.err)" -eq 1 ] || fail "apply --backend cuda without a GPU: $(cat gpu.err)"

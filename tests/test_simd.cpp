@@ -47,6 +47,32 @@ class Simd : public ::testing::TestWithParam<Case> {
       for (int i = 0; i < W; ++i) EXPECT_EQ(out(i), in(i ^ (1 << level))) << "level " << level << " lane " << i;
     }
   }
+  // The face halves (simd/lane_traits.hpp): expand puts W/2 values in order into the lanes whose
+  // bit `level` is `node` and zeroes the rest; compress takes them back out.
+  template <class Real>
+  void check_face_halves() {
+    const SimdProbe<Real> probe = simd_probe<Real>(GetParam().isa);
+    const int W = probe.lanes;
+    if (W == 1) GTEST_SKIP() << "one lane: no folded directions";
+    ASSERT_NE(probe.half, nullptr);
+    View<Real, 1> in("in", 16), out("out", 16);
+    for (int level = 0; (1 << level) < W; ++level)
+      for (int node : {0, 1}) {
+        for (int i = 0; i < W; ++i) in(i) = static_cast<Real>(10 + i), out(i) = Real(-1);
+        probe.half(true, level, node, in.data(), out.data());
+        for (int i = 0, k = 0; i < W; ++i) {
+          const bool on_face = ((i >> level) & 1) == node;
+          EXPECT_EQ(out(i), on_face ? in(k++) : Real(0)) << "expand, level " << level << " node " << node << " lane " << i;
+        }
+        for (int i = 0; i < W; ++i) out(i) = Real(-1);
+        probe.half(false, level, node, in.data(), out.data());
+        for (int i = 0, k = 0; i < W; ++i) {
+          if (((i >> level) & 1) != node) continue;
+          EXPECT_EQ(out(k++), in(i)) << "compress, level " << level << " node " << node << " lane " << i;
+        }
+        for (int k = W / 2; k < W; ++k) EXPECT_EQ(out(k), Real(-1)) << "compress wrote past W/2, level " << level;
+      }
+  }
   template <class Real>
   void check_complex_ops() {
     const SimdProbe<Real> probe = simd_probe<Real>(GetParam().isa);
@@ -94,6 +120,11 @@ TEST_P(Simd, BodyProbeReportsARate) {
 TEST_P(Simd, PermutesSwapLanesAcrossEachFold) {
   if (GetParam().single) check_permutes<float>();
   else check_permutes<double>();
+}
+
+TEST_P(Simd, FaceHalvesExpandAndCompressTheirLanes) {
+  if (GetParam().single) check_face_halves<float>();
+  else check_face_halves<double>();
 }
 
 TEST_P(Simd, ComplexArithmeticMatchesScalar) {

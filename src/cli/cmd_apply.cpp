@@ -110,7 +110,8 @@ void apply_distributed(ApplyOptions& o) {
   for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const int per_call = spinors_per_call(o, in.size());
   mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call),
-                                 {.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo), .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo)});
+                                 {.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo), .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo),
+                                  .complete = mpi::parse_halo_complete(o.mpi.halo_complete)});
   struct Overlapped {  // HaloDslash with the progress strategy bound, as apply_each calls it
     mpi::HaloDslash<Real, Space>& d;
     mpi::Progress progress;

@@ -143,7 +143,8 @@ EvenOddWilson<R, Space> make_operator(const SolveOptions& o, const GaugeField<do
   if (grid) {
     const auto hopping = std::make_shared<const mpi::HaloHopping<R, Space>>(*grid, convert_precision<R>(u), cfg, mpi::parse_progress(o.mpi.overlap),
                                                                             mpi::HaloOptions{.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo),
-                                                                                             .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo)});
+                                                                                             .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo),
+                                                                                             .complete = mpi::parse_halo_complete(o.mpi.halo_complete)});
     return EvenOddWilson<R, Space>(hopping, o.mass);
   }
 #endif

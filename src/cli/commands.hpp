@@ -72,11 +72,12 @@ struct MpiOptions {
   bool gpu_per_rank = false;  // --gpu-per-rank: with --backend cuda, refuse to share a GPU between ranks
   std::string gpu_halo = "auto";  // --gpu-halo: how GPU ranks move their halos (mpi::GpuHalo)
   std::string cpu_halo = "auto";  // --cpu-halo: how CPU ranks move theirs (mpi::CpuHalo)
+  std::string halo_complete = "auto";  // --halo-complete: where CPU ranks add the halo's hops (mpi::HaloComplete)
   // True for a run over MPI ranks. Throws std::invalid_argument when --mpi is given to a build
   // without MPI, or when mpirun started several ranks but --mpi is missing.
   bool distributed() const;
-  // The GPU ranks' flags (--gpu-per-rank, --gpu-halo) with another backend, or the CPU ranks' one
-  // (--cpu-halo) with the GPU's: std::invalid_argument.
+  // The GPU ranks' flags (--gpu-per-rank, --gpu-halo) with another backend, or the CPU ranks' ones
+  // (--cpu-halo, --halo-complete) with the GPU's: std::invalid_argument.
   void check_backend(const std::string& backend) const;
 };
 void add_mpi_options(CLI::App& cmd, MpiOptions& options);

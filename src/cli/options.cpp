@@ -168,6 +168,10 @@ void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
                  "with --mpi on CPU ranks: faces written straight into the neighbours' memory (shared: an MPI-3 shared-memory window, "
                  "ranks of one node), sent as MPI messages (mpi), or shared where every neighbour is on the node (auto)")
       ->check(CLI::IsMember({"auto", "mpi", "shared"}))->capture_default_str()->needs(grid);
+  cmd.add_option("--halo-complete", o.halo_complete,
+                 "with --mpi on CPU ranks: add the halo's hops in the interior kernel where the halo is in before it (auto: the shared halo, "
+                 "or --comms-overlap off), or always with separate face kernels after it (faces)")
+      ->check(CLI::IsMember({"auto", "faces"}))->capture_default_str()->needs(grid);
 }
 
 int mpi_world_size() {
@@ -213,6 +217,7 @@ bool MpiOptions::distributed() const {
 void MpiOptions::check_backend(const std::string& backend) const {
   if (backend == "cuda") {
     if (cpu_halo != "auto") throw std::invalid_argument("--cpu-halo applies to --backend cpu");
+    if (halo_complete != "auto") throw std::invalid_argument("--halo-complete applies to --backend cpu");
     return;
   }
   if (gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");

@@ -71,6 +71,12 @@ GpuHalo parse_gpu_halo(std::string_view text) {
   throw std::invalid_argument("--gpu-halo '" + std::string(text) + "': expected auto, staged or peer");
 }
 
+HaloComplete parse_halo_complete(std::string_view text) {
+  if (text == "auto") return HaloComplete::Auto;
+  if (text == "faces") return HaloComplete::Faces;
+  throw std::invalid_argument("--halo-complete '" + std::string(text) + "': expected auto or faces");
+}
+
 CpuHalo parse_cpu_halo(std::string_view text) {
   if (text == "auto") return CpuHalo::Auto;
   if (text == "mpi") return CpuHalo::Mpi;
@@ -128,14 +134,22 @@ void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
 }
 
 template <class Real, class Space>
+const Real* HaloDslash<Real, Space>::received(int mu, Hop hop) {
+  const Real* at = exchange_.receive(mu, hop);
+  return shared_ ? shared_->received(static_cast<std::size_t>(at - exchange_.receive_buffer())) : at;
+}
+
+template <class Real, class Space>
+bool HaloDslash<Real, Space>::completes_in_kernel(Progress progress) const {
+  if constexpr (kDevice) return false;  // the GPU's interior runs while its halo travels
+  else return options_.complete == HaloComplete::Auto && exchange_.messages() > 0 && (shared_ || progress == Progress::None);
+}
+
+template <class Real, class Space>
 void HaloDslash<Real, Space>::complete(const spinor_view& out, HaloCallTimes& t) {
-  const auto from = [&](int mu, Hop hop) {
-    const Real* at = exchange_.receive(mu, hop);
-    return shared_ ? shared_->received(static_cast<std::size_t>(at - exchange_.receive_buffer())) : at;
-  };
   for_each_split([&](int mu) {
     const double t0 = MPI_Wtime();
-    faces_.complete_both(mu, from(mu, Hop::Forward), from(mu, Hop::Backward), out);
+    faces_.complete_both(mu, received(mu, Hop::Forward), received(mu, Hop::Backward), out);
     t.complete[static_cast<std::size_t>(mu)] = MPI_Wtime() - t0;
   });
 }
@@ -227,14 +241,22 @@ void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& ou
     t.wait = w1 - w0;
     if (!seen) t.transfer = w1 - posted;
   };
-  if (progress == Progress::None) {
+  if (completes_in_kernel(progress)) {
+    wait();
+    std::array<std::array<const Real*, 2>, 4> messages{};
+    for_each_split([&](int mu) { messages[static_cast<std::size_t>(mu)] = {received(mu, Hop::Forward), received(mu, Hop::Backward)}; });
+    const double i0 = MPI_Wtime();
+    kernel_.apply(in, out, faces_.received(messages));
+    t.interior = MPI_Wtime() - i0;
+  } else if (progress == Progress::None) {
     wait();
     interior(in, out, progress, t, posted);
+    complete(out, t);
   } else {
     seen = interior(in, out, progress, t, posted);
     wait();
+    complete(out, t);
   }
-  complete(out, t);
   t.call = MPI_Wtime() - start;
   times_.push_back(t);
 }

@@ -8,6 +8,10 @@
 //   interior  the kernel on every site, the remote hops left out, while the halos travel (Progress)
 //   wait      MPI_Waitall
 //   complete  the boundary sites, per direction, straight from the receive buffer
+// Where the halo is in before the interior (the shared halo; MPI messages with None), a CPU rank
+// skips complete: its interior launch reads the received messages itself (HaloComplete::Auto,
+// DslashKernel::apply with a ReceivedHalo), so a boundary site is written once, streamed, and not
+// read back. Same bits as the separate complete.
 // CPU ranks move their halos one of two ways (CpuHalo):
 //   shared  every neighbour on this node: the projections write straight into the neighbours'
 //           receive buffers, in an MPI-3 shared-memory window (mpi/shared_halo.hpp); MPI carries a
@@ -53,6 +57,10 @@ CpuHalo parse_cpu_halo(std::string_view text);  // auto, mpi, shared
 // node (Auto picks it there, else Staged), Staged through pinned host buffers and MPI.
 enum class GpuHalo { Auto, Staged, Peer };
 GpuHalo parse_gpu_halo(std::string_view text);  // auto, staged, peer
+// Where a CPU rank adds its halo's hops (--halo-complete): Auto in the interior launch where the
+// halo is in before it, else with the face kernels after it; Faces always after it.
+enum class HaloComplete { Auto, Faces };
+HaloComplete parse_halo_complete(std::string_view text);  // auto, faces
 // --comms-overlap: off -> None, chunks or on (the measured best on shared memory) -> Chunks, thread -> Thread.
 Progress parse_progress(std::string_view text);
 const char* to_string(Progress p);
@@ -75,6 +83,7 @@ struct HaloOptions {
   int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
   GpuHalo gpu_halo = GpuHalo::Auto;
   CpuHalo cpu_halo = CpuHalo::Auto;
+  HaloComplete complete = HaloComplete::Auto;
 };
 
 template <class Real>
@@ -112,6 +121,9 @@ class HaloDslash {
   int messages() const { return exchange_.messages(); }
   // How the halos travel: "mpi" or "shared" (CPU ranks), "staged" or "peer" (GPU ranks).
   const char* transport() const;
+  // Where an apply with this progress strategy adds the halo's hops: "kernel" (the interior launch
+  // reads the messages) or "faces" (DslashFaces::complete after it).
+  const char* completion(Progress progress) const { return completes_in_kernel(progress) ? "kernel" : "faces"; }
   int progress_slabs() const;
   // One entry per apply since reset_times().
   const std::vector<HaloCallTimes>& times() const { return times_; }
@@ -125,6 +137,9 @@ class HaloDslash {
   // True when a test saw every message done (and set t.transfer).
   bool interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted);
   void complete(const spinor_view& out, HaloCallTimes& t);
+  bool completes_in_kernel(Progress progress) const;
+  // Where the message of (mu, hop) arrives: the receive buffer, or with a shared halo this call's one.
+  const Real* received(int mu, Hop hop);
   // A CPU rank's messages, by MPI or as notices of the shared halo.
   void start_halo();
   bool test_halo();

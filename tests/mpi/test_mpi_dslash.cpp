@@ -91,8 +91,9 @@ constexpr std::array<Progress, 3> kStrategies{Progress::None, Progress::Chunks, 
 class HaloDslashTest : public ::testing::TestWithParam<Variant> {};
 
 // Every parity and dagger, each progress strategy, one message per peer and per face, halos through
-// MPI and through the shared-memory window: the gathered result against the reference (and so
-// against one process) to 1e-12 in double, 1e-5 in single.
+// MPI and through the shared-memory window, their hops added by the interior kernel or by the face
+// kernels: the gathered result against the reference (and so against one process) to 1e-12 in
+// double, 1e-5 in single.
 TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
   const Variant v = GetParam();
   Fixture& f = fixture();
@@ -111,10 +112,13 @@ TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
         cfg.sites_per_team = 5;
         const Progress progress = kStrategies[static_cast<std::size_t>(call % 3)];
         const CpuHalo how = call % 2 == 0 ? CpuHalo::Mpi : CpuHalo::Shared;
+        const HaloComplete complete = call / 2 % 2 == 0 ? HaloComplete::Auto : HaloComplete::Faces;
         const bool coalesce = call++ < 3;
-        HaloDslash<Real> d(grid, u, cfg, {.coalesce = coalesce, .cpu_halo = how});
+        HaloDslash<Real> d(grid, u, cfg, {.coalesce = coalesce, .cpu_halo = how, .complete = complete});
         if (d.messages() > 0) {
           EXPECT_STREQ(d.transport(), how == CpuHalo::Mpi ? "mpi" : "shared");
+          const bool in_kernel = complete == HaloComplete::Auto && (how == CpuHalo::Shared || progress == Progress::None);
+          EXPECT_STREQ(d.completion(progress), in_kernel ? "kernel" : "faces");
         }
         std::vector<SpinorField<Real>> in;
         for (int r = 0; r < cfg.nrhs; ++r) {
@@ -129,7 +133,8 @@ TEST_P(HaloDslashTest, AgreesWithTheSingleProcessReference) {
           if (global) worst = std::max(worst, relative_difference(*global, f.expected(out, dagger, r)));
         }
         EXPECT_LT(max_over_ranks(worst), tolerance) << d.kernel().label() << " " << to_string(out) << (dagger ? " dagger" : "")
-                                                    << " progress " << to_string(progress) << ", " << d.transport()
+                                                    << " progress " << to_string(progress) << ", " << d.transport() << ", hops added by the "
+                                                    << d.completion(progress)
                                                     << (coalesce ? " per peer" : " per face") << " on " << grid.describe();
         // What goes on the wire is the projected half spinor: 12 reals per face site and rhs.
         std::uint64_t expected_bytes = 0;
@@ -151,7 +156,8 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(varia
 // progress strategies (chunks automatic and one slab per outer t) over two inputs, each output
 // bit for bit the first of its input; and a per-face HaloDslash gives the same bits again. The
 // first halo is the shared-memory window (ranks of one node), whose two buffers alternate: every
-// call reads the halo of its own call; the others go through MPI.
+// call reads the halo of its own call; the others go through MPI. The first's interior kernel adds
+// the halo's hops itself, the per-face one's face kernels do (and the slabs' one either way).
 template <class Real>
 void reuse_across_calls(const DslashConfig& cfg, const ProcessGrid& grid) {
   Fixture& f = fixture();
@@ -161,6 +167,8 @@ void reuse_across_calls(const DslashConfig& cfg, const ProcessGrid& grid) {
       slabs(grid, u, cfg, {.chunks = 1 << 20, .cpu_halo = CpuHalo::Mpi});
   if (per_peer.messages() > 0) {
     EXPECT_STREQ(per_peer.transport(), "shared");
+    EXPECT_STREQ(per_peer.completion(Progress::Chunks), "kernel");
+    EXPECT_STREQ(per_face.completion(Progress::Chunks), "faces");
   }
   std::vector<View<Real, 1>> in, first;
   for (int k = 0; k < 2; ++k) {
