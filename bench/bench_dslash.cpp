@@ -1,6 +1,8 @@
 // Google Benchmark suite: every kernel x dispatch x precision at a few lattice sizes (and mrhs and
-// vnode with compressed links, .../r12 and .../r8), with FLOP/s and model bytes/s counters, and the abstraction-cost pair (the same naive kernel through the View
-// layer and on raw pointers). Wall-clock time (UseRealTime): the kernels are OpenMP-parallel.
+// vnode with compressed links, .../r12 and .../r8), with FLOP/s and model bytes/s counters, the halo
+// work of a split domain against the same kernel without halos (halo/...), and the abstraction-cost
+// pair (the same naive kernel through the View layer and on raw pointers). Wall-clock time
+// (UseRealTime): the kernels are OpenMP-parallel.
 //   build/release/bench/bench_dslash --benchmark_filter=vnode
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -75,18 +77,22 @@ void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispat
 }
 #endif
 
-// The halo work of a domain split in `splits` directions: project every face into its message
-// buffer, then complete every boundary site from it (the faces wrapped onto their own domain, as
-// under MPI with one rank per direction). Counters: face sites (per right-hand side) per second,
-// and this work as a fraction of one interior apply, which is what it adds to an MPI call.
+// A domain's whole halo work in a call, its split directions wrapped onto itself (as under MPI with
+// one rank per direction, minus the messages' travel): project every face, then the kernel with
+// those hops left out and the face kernels adding them (faces), or the kernel reading the messages
+// itself (kernel: a CPU rank whose halo is in first, HaloComplete::Auto). Counters: the call and
+// each stage against the same kernel on the whole periodic domain (call/plain - 1 is what the halo
+// costs a rank before any message moves).
 template <class Real>
-void BM_Faces(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> splits) {
+void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> splits, bool in_kernel) {
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L});
   GaugeField<Real> u(geom);
   fill_random_su3(u, 1);
-  DslashConfig cfg{.kernel = kernel, .isa = best_isa(), .halo = splits};
+  DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
   cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
+  const DslashKernel<Real> plain(u, cfg);
+  cfg.halo = splits;
   const DslashKernel<Real> d(u, cfg);
   const DslashFaces<Real> faces(d, u);
   std::vector<SpinorField<Real>> in;
@@ -94,23 +100,36 @@ void BM_Faces(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> 
   const View<Real, 1> packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
   d.pack(in, packed_in);
   std::array<std::array<std::vector<Real>, 2>, 4> half;
-  double face_sites = 0;
-  for (int mu = 0; mu < 4; ++mu)
-    for (auto& h : half[static_cast<std::size_t>(mu)]) {
-      h.resize(faces.halo_reals(mu));
-      face_sites += static_cast<double>(faces.face_sites(mu)) * cfg.nrhs;
-    }
-  const double t0 = omp_get_wtime();
-  for (int k = 0; k < 5; ++k) d.apply(packed_in, packed_out);
-  const double interior = (omp_get_wtime() - t0) / 5;
-  for (auto _ : state) {
-    for (int mu = 0; mu < 4; ++mu)
-      for (Hop hop : {Hop::Forward, Hop::Backward}) faces.project(mu, hop, packed_in, half[static_cast<std::size_t>(mu)][static_cast<int>(hop)].data());
-    for (int mu = 0; mu < 4; ++mu)
-      for (Hop hop : {Hop::Forward, Hop::Backward}) faces.complete(mu, hop, half[static_cast<std::size_t>(mu)][static_cast<int>(hop)].data(), packed_out);
+  std::array<std::array<const Real*, 2>, 4> messages{};
+  for (std::size_t mu = 0; mu < 4; ++mu) {
+    for (auto& h : half[mu]) h.resize(faces.halo_reals(static_cast<int>(mu)));
+    messages[mu] = {half[mu][0].data(), half[mu][1].data()};
   }
-  state.counters["face_sites/s"] = benchmark::Counter(face_sites * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
-  state.counters["of_interior"] = benchmark::Counter(static_cast<double>(state.iterations()) * interior, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  const ReceivedHalo<Real> received = faces.received(messages);
+  plain.apply(packed_in, packed_out);
+  const double t0 = omp_get_wtime();
+  for (int k = 0; k < 10; ++k) plain.apply(packed_in, packed_out);
+  const double plain_call = (omp_get_wtime() - t0) / 10;
+  double stage[3] = {};  // project, interior, complete
+  for (auto _ : state) {
+    const double s0 = omp_get_wtime();
+    for (int mu = 0; mu < 4; ++mu)
+      if (splits[static_cast<std::size_t>(mu)]) faces.project_both(mu, packed_in, half[static_cast<std::size_t>(mu)][0].data(), half[static_cast<std::size_t>(mu)][1].data());
+    const double s1 = omp_get_wtime();
+    if (in_kernel) d.apply(packed_in, packed_out, received);
+    else d.apply(packed_in, packed_out);
+    const double s2 = omp_get_wtime();
+    if (!in_kernel)
+      for (int mu = 0; mu < 4; ++mu)
+        if (splits[static_cast<std::size_t>(mu)]) faces.complete_both(mu, half[static_cast<std::size_t>(mu)][0].data(), half[static_cast<std::size_t>(mu)][1].data(), packed_out);
+    stage[0] += s1 - s0, stage[1] += s2 - s1, stage[2] += omp_get_wtime() - s2;
+  }
+  // Each as a fraction of the plain call: the call's ratio to it, and its stages'.
+  const double plain_total = static_cast<double>(state.iterations()) * plain_call;
+  state.counters["call/plain"] = (stage[0] + stage[1] + stage[2]) / plain_total;
+  state.counters["project/plain"] = stage[0] / plain_total;
+  state.counters["interior/plain"] = stage[1] / plain_total;
+  state.counters["complete/plain"] = stage[2] / plain_total;
   state.SetLabel(d.label());
 }
 
@@ -240,16 +259,18 @@ void register_all() {
     b->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
   }
 #endif
-  // t split (a 1.1.1.N grid) and all four split (2.2.2.2).
+  // t split (a 1.1.1.N grid) and y, z, t split (1.2.2.2), the halo's hops added by the face kernels or the kernel.
   for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
-    for (bool all : {false, true})
-      for (bool single : {true, false}) {
-        const std::array<bool, 4> splits{all, all, all, true};
-        const std::string name = std::string("faces/") + to_string(k) + (all ? "/xyzt/" : "/t/") + (single ? "single" : "double");
-        auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_Faces<float>, k, splits)
-                         : benchmark::RegisterBenchmark(name.c_str(), BM_Faces<double>, k, splits);
-        b->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
-      }
+    for (bool three : {false, true})
+      for (bool single : {true, false})
+        for (bool in_kernel : {false, true}) {
+          const std::array<bool, 4> splits{false, three, three, true};
+          const std::string name = std::string("halo/") + to_string(k) + (three ? "/yzt/" : "/t/") + (single ? "single" : "double") +
+                                   (in_kernel ? "/kernel" : "/faces");
+          auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_Halo<float>, k, splits, in_kernel)
+                           : benchmark::RegisterBenchmark(name.c_str(), BM_Halo<double>, k, splits, in_kernel);
+          b->Arg(16)->Arg(32)->UseRealTime()->Unit(benchmark::kMillisecond);
+        }
   for (KernelFamily k : {KernelFamily::Mrhs, KernelFamily::Vnode})
     for (bool single : {true, false}) {
       const std::string name = std::string("body/") + to_string(k) + "/" + (single ? "single" : "double");
