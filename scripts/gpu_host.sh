@@ -20,8 +20,9 @@
 #          t split, naive range, single and double: staged through the host against GPU to GPU
 #          (--gpu-halo staged|peer), three interleaved rounds, --verbose stage breakdowns
 #   cpumpi the CPU ranks' halo, 32^4 vnode range: 8 ranks x 2 threads (1.2.2.2 single and double,
-#          2.2.2.1 single) and 2 x 8 (1.1.1.2 single), through the shared-memory window against MPI
-#          messages (--cpu-halo shared|mpi), two interleaved rounds, --verbose stage breakdowns
+#          2.2.2.1 single) and 2 x 8 (1.1.1.2 single), three ways: the shared-memory window with the
+#          hops in the interior kernel (the default), the same with face kernels (--halo-complete
+#          faces), MPI messages (--cpu-halo mpi); three interleaved rounds, --verbose stage breakdowns
 #   profile  Nsight Compute (ncu) on the best kernel, naive team, 32^4 and 48^4 single, 32^4 double:
 #          DRAM bytes, L2 hit rate, occupancy, registers (ncu locks the clocks and flushes the
 #          caches before the profiled launch: its times are not the bench's)
@@ -141,13 +142,15 @@ for s in "${steps[@]}"; do
       export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
       cores=$(nproc)
       bind=(--bind-to core -x OMP_PROC_BIND=close -x OMP_PLACES=cores)
-      for round in 1 2; do
-        for how in mpi shared; do
+      for round in 1 2 3; do
+        for how in shared faces mpi; do
+          halo=(--cpu-halo "$how")
+          [ "$how" = faces ] && halo=(--cpu-halo shared --halo-complete faces)
           for run in 8:1.2.2.2:single 8:1.2.2.2:double 8:2.2.2.1:single 2:1.1.1.2:single; do
             IFS=: read -r ranks grid prec <<< "$run"
             name="cpumpi_${ranks}x$(( cores / ranks ))_${grid}_${prec}_${how}_r${round}"
             mpirun -np "$ranks" --map-by "slot:PE=$(( cores / ranks ))" "${bind[@]}" -x OMP_NUM_THREADS=$(( cores / ranks )) "$dslash" bench \
-              --lattice 32x32x32x32 --mpi "$grid" --kernel vnode --dispatch range --prec "$prec" --iters 20 --cpu-halo "$how" --verbose \
+              --lattice 32x32x32x32 --mpi "$grid" --kernel vnode --dispatch range --prec "$prec" --iters 20 "${halo[@]}" --verbose \
               --json "$out/$name.json" > "$out/$name.txt"
             grep -E "^# .*halo at" "$out/$name.txt" | sed "s/^# [^:]*:/$name:/"
           done
