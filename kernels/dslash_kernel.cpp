@@ -262,11 +262,16 @@ void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& 
 }
 
 template <class Real, class Space>
-void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const {
+void DslashKernel<Real, Space>::check_received(const ReceivedHalo<Real>& received) const {
   if constexpr (!Space::host_accessible) throw std::invalid_argument(label_ + ": the GPU adds its halo with the face kernels");
   for (std::size_t mu = 0; mu < 4; ++mu)
     if (cfg_.halo[mu] && (received.message[mu][0] == nullptr || received.message[mu][1] == nullptr || received.slot[mu] == nullptr))
       throw std::invalid_argument(label_ + ": no received halo for split direction " + std::to_string(mu));
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const {
+  check_received(received);
   RunArgs<Real> args = run_args(in, out, 0, outer_t());
   args.received = received;
   runner_(args);
@@ -279,10 +284,19 @@ void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_v
 
 template <class Real, class Space>
 double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const {
-  if (const std::string why = xpay_refusal(); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  if (const std::string why = xpay_refusal(false); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  return apply_xpay(in, a, x, b, out, ReceivedHalo<Real>{});
+}
+
+template <class Real, class Space>
+double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                             const ReceivedHalo<Real>& received) const {
+  if (const std::string why = xpay_refusal(true); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end()) check_received(received);
   if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
   RunArgs<Real> args = run_args(in, out, 0, outer_t());
   double norm2 = 0;
+  args.received = received;
   args.xpay_x = x.data();
   args.xpay_a = a;
   args.xpay_b = b;
@@ -292,9 +306,11 @@ double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, cons
 }
 
 template <class Real, class Space>
-std::string DslashKernel<Real, Space>::xpay_refusal() const {
-  if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end())
-    return "apply_xpay needs every direction on this process (its halo faces would be added after the epilogue)";
+std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo) const {
+  const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end();
+  if (split && !with_halo)
+    return "apply_xpay needs every direction on this process, or the halo read in the kernel (its faces would be added after the epilogue)";
+  if (split && !Space::host_accessible) return "apply_xpay on the GPU needs every direction on this process (its faces are added after the kernel)";
   // kernels/dslash_body.hpp, run_dslash: what the epilogue is built for.
   const bool gpu_naive_12 = !Space::host_accessible && cfg_.kernel == KernelFamily::Naive && cfg_.compress == 12;
   if (cfg_.compress != 18 && !gpu_naive_12)

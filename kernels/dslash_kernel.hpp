@@ -91,16 +91,17 @@ class DslashKernel {
   // ||out||^2 summed in double over this process's sites: the even-odd operator's last pass fused
   // into its second hop. Waits for the GPU (the sum comes back to the host). Only where
   // fuses_xpay(): throws std::invalid_argument on a kernel whose faces are completed later or whose
-  // links are compressed.
+  // links are compressed. With split directions, only with their received halo (the apply above).
   double apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const;
+  double apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const ReceivedHalo<Real>& received) const;
   // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
   // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
   // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,
   // prefetch_later_links).
   bool prefetches_links() const { return prefetch_links_; }
-  // Whether apply_xpay can run here: no halo directions, and whole links (18 reals; the epilogue
-  // is built for those alone, kernels/dslash_body.hpp).
-  bool fuses_xpay() const { return xpay_refusal().empty(); }
+  // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those alone,
+  // kernels/dslash_body.hpp), and no halo directions, or (with_halo) their halo read in the kernel.
+  bool fuses_xpay(bool with_halo = false) const { return xpay_refusal(with_halo).empty(); }
   // The z-planes a block of the team traversal holds (config().block_z as resolved).
   index_t block_z() const { return cfg_.block_z; }
   // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
@@ -125,7 +126,9 @@ class DslashKernel {
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
-  std::string xpay_refusal() const;  // why apply_xpay cannot run here; empty where it can
+  std::string xpay_refusal(bool with_halo) const;  // why apply_xpay cannot run here; empty where it can
+  // The halo's checks of apply(in, out, received): the GPU, a split direction without its messages.
+  void check_received(const ReceivedHalo<Real>& received) const;
   RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
   // Where the kernel's outer sites are: output sites over the folded lanes.
   index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }

@@ -71,9 +71,9 @@ void EvenOddWilson<Real, Space>::two_hops(const vector_type& in, const vector_ty
 }
 
 // The last pass, out = (4 + m) in - D D in / (4 (4 + m)), rides in the second hop where the hopping
-// term can fuse it (one process): that saves a pass over three vectors (two with its norm), 3 of
-// the 14 of a CG iteration. Under MPI the halo faces complete the second hop after its kernel, so
-// the pass stays a BLAS one.
+// term can fuse it (one process; under MPI, CPU ranks whose halo is in before the kernel): that
+// saves a pass over three vectors (two with its norm), 3 of the 14 of a CG iteration. Where the
+// halo faces complete the second hop after its kernel (overlap, the GPU), the pass stays a BLAS one.
 template <class Real, class Space>
 double EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2) const {
   const double a = 4 + mass_;

@@ -183,7 +183,28 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
     // Every split direction needs its messages.
     if (std::find(cfg.halo.begin(), cfg.halo.end(), true) != cfg.halo.end()) {
       EXPECT_THROW(d.apply(in, in_kernel, ReceivedHalo<Real>{}), std::invalid_argument);
+      EXPECT_THROW(d.apply_xpay(in, Real(1), fused, Real(1), chi), std::invalid_argument);  // the faces would come after the epilogue
     }
+    // The epilogue after the halo's hops: out = a x + b D in, and its norm, against the plain result.
+    if (!d.fuses_xpay(true)) return;
+    const View<Real, 1> xpay = d.allocate_spinors("xpay");
+    const Real a = Real(1.5), b = Real(-0.25);
+    const double norm2 = d.apply_xpay(in, a, in_kernel, b, xpay, faces.received(messages));
+    std::vector<SpinorField<Real>> result_xpay;
+    d.unpack(xpay, result_xpay);
+    double expect_norm2 = 0;
+    for (int r = 0; r < cfg.nrhs; ++r) {
+      const auto k = static_cast<std::size_t>(r);
+      SpinorField<double> expect(kLattice, cfg.out);
+      for (site_t site = 0; site < expect.sites(); ++site)
+        for (int sp = 0; sp < 4; ++sp)
+          for (int c = 0; c < 3; ++c) {
+            expect(site, sp, c) = (static_cast<double>(a) + static_cast<double>(b)) * std::complex<double>(result[k](site, sp, c));
+            expect_norm2 += std::norm(std::complex<double>(result_xpay[k](site, sp, c)));
+          }
+      EXPECT_LT(test::relative_difference(result_xpay[k], expect), tolerance) << d.label() << ": the epilogue after the halo's hops, rhs " << r;
+    }
+    EXPECT_NEAR(norm2, expect_norm2, tolerance * expect_norm2) << d.label();
   }
 };
 

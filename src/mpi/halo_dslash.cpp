@@ -225,6 +225,20 @@ bool HaloDslash<Real, Space>::interior(const spinor_view& in, const spinor_view&
 template <class Real, class Space>
 void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& out, Progress progress) {
   if constexpr (kDevice) return apply_device(in, out, progress);
+  apply_host(in, out, progress, nullptr);
+}
+
+template <class Real, class Space>
+std::optional<double> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                                          Progress progress) {
+  if (!completes_in_kernel(progress) || !kernel_.fuses_xpay(true)) return std::nullopt;
+  Epilogue e{a, b, &x};
+  apply_host(in, out, progress, &e);
+  return e.norm2;
+}
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_view& out, Progress progress, Epilogue* epilogue) {
   HaloCallTimes t;
   const double start = MPI_Wtime();
   if (shared_) shared_->next_call();
@@ -246,7 +260,8 @@ void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& ou
     std::array<std::array<const Real*, 2>, 4> messages{};
     for_each_split([&](int mu) { messages[static_cast<std::size_t>(mu)] = {received(mu, Hop::Forward), received(mu, Hop::Backward)}; });
     const double i0 = MPI_Wtime();
-    kernel_.apply(in, out, faces_.received(messages));
+    if (epilogue) epilogue->norm2 = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, faces_.received(messages));
+    else kernel_.apply(in, out, faces_.received(messages));
     t.interior = MPI_Wtime() - i0;
   } else if (progress == Progress::None) {
     wait();

@@ -38,6 +38,7 @@
 #include <array>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -107,6 +108,11 @@ class HaloDslash {
   // Collective. in/out: buffers from kernel().allocate_spinors(). Every strategy gives the same bits.
   // On the GPU it returns with the result complete in `out`.
   void apply(const spinor_view& in, const spinor_view& out, Progress progress);
+  // Collective. out = a x + b D in, the even-odd operator's last pass in the kernel's epilogue
+  // (DslashKernel::apply_xpay), returning ||out||^2 on this rank; where the halo's hops are added
+  // in the kernel (completion(progress) is "kernel") and the kernel fuses the epilogue (whole
+  // links). Elsewhere nullopt, with nothing done.
+  std::optional<double> apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, Progress progress);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, Progress progress = Progress::Chunks);
   // Collective. Only the halo exchange of an apply (project, post, wait), untimed: for halo bandwidth.
@@ -137,6 +143,12 @@ class HaloDslash {
   // True when a test saw every message done (and set t.transfer).
   bool interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted);
   void complete(const spinor_view& out, HaloCallTimes& t);
+  struct Epilogue {  // apply_xpay's
+    Real a, b;
+    const spinor_view* x;
+    double norm2 = 0;
+  };
+  void apply_host(const spinor_view& in, const spinor_view& out, Progress progress, Epilogue* epilogue);
   bool completes_in_kernel(Progress progress) const;
   // Where the message of (mu, hop) arrives: the receive buffer, or with a shared halo this call's one.
   const Real* received(int mu, Hop hop);

@@ -30,6 +30,15 @@ void HaloHopping<Real, Space>::apply(Subset out, bool dagger, const vector_type&
 }
 
 template <class Real, class Space>
+std::optional<double> HaloHopping<Real, Space>::apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
+                                                           const vector_type& result) const {
+  HaloDslash<Real, Space>& d = halo(out, dagger);
+  const std::optional<double> norm2 = d.apply_xpay(in, a, x, b, result, progress_);
+  d.reset_times();
+  return norm2;
+}
+
+template <class Real, class Space>
 void HaloHopping<Real, Space>::sum(std::span<double> partials) const {
   MPI_Allreduce(MPI_IN_PLACE, partials.data(), static_cast<int>(partials.size()), MPI_DOUBLE, MPI_SUM, grid_.comm());
 }

@@ -24,6 +24,9 @@ class HaloHopping final : public HoppingTerm<Real, Space> {
   const DslashKernel<Real, Space>& kernel(Subset out, bool dagger) const override { return halo(out, dagger).kernel(); }
   // Collective.
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override;
+  // Collective. In one pass where the halo's hops are added in the kernel (HaloDslash::apply_xpay).
+  std::optional<double> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
+                                   const vector_type& result) const override;
   // Collective: MPI_Allreduce, the same sum on every rank.
   void sum(std::span<double> partials) const override;
 
