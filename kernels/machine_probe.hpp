@@ -38,8 +38,10 @@ double fma_peak(index_t iterations) {
   const int threads = omp_get_max_threads();
   View<Real, 1> sink("fma_sink", static_cast<std::size_t>(threads) * W);
   Real* out = sink.data();
+  RangePolicy<> one_each(threads);
+  one_each.set_schedule(Schedule::Static);  // one index a thread, each thread's own chains
   const auto start = std::chrono::steady_clock::now();
-  parallel_for("fma_peak", RangePolicy<>(threads), [=](index_t t) {
+  parallel_for("fma_peak", one_each, [=](index_t t) {
     Vec acc[kChains];
     for (int k = 0; k < kChains; ++k) acc[k] = Vec(Real(0.5) + Real(0.01) * static_cast<Real>(k + t));
     const Vec m(Real(0.999999)), add(Real(1e-7));

@@ -180,5 +180,42 @@ TEST(OpenMPReduce, SameThreadCountGivesBitwiseTheSameSum) {
   EXPECT_EQ(a, run());
 }
 
+// The OpenMP backend's two ways of handing out a parallel_for (execution_space.hpp): each visits
+// every index once, by the space's setting or a range's own, and a team of one thread takes league
+// ranks as it frees up while larger teams keep their round-robin.
+TEST(OpenMPSchedule, StaticAndDynamicVisitEveryIndexOnce) {
+  const Schedule before = OpenMP::schedule();
+  for (const Schedule s : {Schedule::Static, Schedule::Dynamic}) {
+    OpenMP::set_schedule(s);
+    ASSERT_EQ(OpenMP::schedule(), s);
+    const std::string name = to_string(s);
+    for (index_t n : {index_t{0}, index_t{5}, index_t{100003}}) {
+      for (const Schedule own : {Schedule::Default, Schedule::Static, Schedule::Dynamic}) {
+        auto hits = counters(static_cast<std::size_t>(n));
+        RangePolicy<OpenMP> range(n);
+        range.set_schedule(own);
+        parallel_for("range", range, [&](index_t i) { hits[static_cast<std::size_t>(i)]++; });
+        for (auto& h : hits) ASSERT_EQ(h, 1) << name << " n=" << n << " own " << to_string(own);
+      }
+    }
+    const std::array<index_t, 3> end{7, 9, 11};
+    auto points = counters(7 * 9 * 11);
+    parallel_for("mdrange", MDRangePolicy<3, OpenMP>({0, 0, 0}, end, {0, 2, 3}),
+                 [&](index_t i, index_t j, index_t k) { points[static_cast<std::size_t>(i + 7 * (j + 9 * k))]++; });
+    for (auto& h : points) ASSERT_EQ(h, 1) << name;
+    for (int team_size : {1, 2}) {
+      constexpr index_t kLeague = 101, kInner = 5;
+      auto hits = counters(kLeague * kInner);
+      parallel_for("team", TeamPolicy<OpenMP>(kLeague, team_size), [&](const TeamMember& m) {
+        parallel_for(TeamThreadRange(m, kInner), [&](index_t i) { hits[static_cast<std::size_t>(m.league_rank() * kInner + i)]++; });
+      });
+      for (auto& h : hits) ASSERT_EQ(h, 1) << name << " team size " << team_size;
+    }
+  }
+  OpenMP::set_schedule(Schedule::Default);  // Default means the default: dynamic
+  EXPECT_EQ(OpenMP::schedule(), Schedule::Dynamic);
+  OpenMP::set_schedule(before);
+}
+
 }  // namespace
 }  // namespace dslash

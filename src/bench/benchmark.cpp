@@ -170,7 +170,8 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   // Tuning: look the launch shape up in the cache, else search it and remember the winner.
   const int threads = omp_get_max_threads();
   if (request.tune_tile || request.tune_team) {
-    std::string where = "threads" + std::to_string(threads);
+    // A shape tuned under one schedule is not the one for another (the CLI's --schedule).
+    std::string where = "threads" + std::to_string(threads) + "," + to_string(OpenMP::schedule());
 #if defined(DSLASH_HAVE_CUDA)
     if constexpr (kDevice) where = "gpu=" + cuda::device_info().name;
 #endif

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 
+#include "dslash/core/execution_space.hpp"
 #include "io/atomic_file.hpp"
 
 namespace dslash::bench {
@@ -52,8 +53,8 @@ void print_header(std::FILE* out, const RunInfo& run, const Ceilings& ceilings) 
   if (ceilings.on_device)
     std::fprintf(out, "# host threads %d (packing and --check only: the kernels run on the GPU)\n", run.threads);
   else
-    std::fprintf(out, "# threads%s %d, OMP_PROC_BIND %s, OMP_PLACES %s\n", per_rank, run.threads, env_or_unset("OMP_PROC_BIND"),
-                 env_or_unset("OMP_PLACES"));
+    std::fprintf(out, "# threads%s %d, schedule %s, OMP_PROC_BIND %s, OMP_PLACES %s\n", per_rank, run.threads, to_string(OpenMP::schedule()),
+                 env_or_unset("OMP_PROC_BIND"), env_or_unset("OMP_PLACES"));
   std::fprintf(out, "# simd %s (%d lanes), precision %s, gauge compression %s, %s, flags '%s'\n", to_string(run.isa),
                simd_lanes(run.isa, run.bytes_per_real), run.prec().c_str(), compression_text(run.compress).c_str(),
                compiler_description().c_str(), build_flags().c_str());
@@ -127,7 +128,7 @@ nlohmann::json run_json(const RunInfo& run, const Ceilings& ceilings, const nloh
       {"lattice", run.lattice}, {"volume_per_parity", volume / 2}, {"footprint_bytes", run.footprint_bytes},
       {"llc_bytes", run.llc.bytes}, {"llc_source", run.llc.source}, {"llc_sharing", run.llc.sharing},
       {"fits_in_llc", run.llc.known() ? nlohmann::json(run.footprint_bytes <= run.llc.share()) : nlohmann::json(nullptr)},
-      {"threads", run.threads}, {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")},
+      {"threads", run.threads}, {"schedule", to_string(OpenMP::schedule())}, {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")},
       {"simd", to_string(run.isa)}, {"lanes", simd_lanes(run.isa, run.bytes_per_real)}, {"prec", run.prec()},
       {"compiler", compiler_description()}, {"flags", build_flags()}, {"git", git_revision()}, {"date", run.started},
       {"host", host_name()}, {"iters", run.iters}, {"warmup", run.warmup}, {"parity", run.parity}, {"dagger", run.dagger},

@@ -171,6 +171,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                  "team launches: visit the sites in blocks of N outer z-planes, t inside each (default: from the last-level cache; the "
                  "outer z extent = index order)");
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
+  add_schedule_option(*cmd);
   cmd->add_option("--parity", o->parity, "output sites")->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
   cmd->add_option("--layout", o->layout, "spinor storage: right (site-major) or left (component-major)")
       ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
@@ -201,13 +202,13 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     o->mpi.check_backend(o->backend);
 #if defined(DSLASH_HAVE_MPI)
     if (distributed) {
-      if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads", "--layout"}, true);
+      if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads", "--schedule", "--layout"}, true);
       exit_code = run_bench_mpi(*o);
       return;
     }
 #endif
     if (o->backend == "cuda") {
-      require_cuda(*cmd, {"--simd", "--threads", "--layout", "--traffic"});
+      require_cuda(*cmd, {"--simd", "--threads", "--schedule", "--layout", "--traffic"});
 #if defined(DSLASH_HAVE_CUDA)
       exit_code = o->prec == "single" ? run_bench<float, CudaSpace>(*o) : run_bench<double, CudaSpace>(*o);
 #endif

@@ -361,6 +361,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                   "--prec mixed: the reals per link of the single-precision operator (QUDA's --recon-sloppy) [default: as --compress]")
       ->check(CLI::IsMember({18, 12, 8}));
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
+  add_schedule_option(*cmd);
   add_int_option(*cmd, "--print-every", o->print_every, 0, 100000000,
                  "the residual every N iterations on stderr (on a terminal one line, rewritten); 0: never [default: 10 on a terminal, else 0]");
   cmd->add_option("--json", o->json, "write the figures, the residual history and the configuration to this JSON file");
@@ -370,7 +371,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   add_mpi_options(*cmd, o->mpi);
   cmd->callback([o, cmd, &exit_code] {
     const bool distributed = o->mpi.distributed();
-    if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads"}, distributed);
+    if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads", "--schedule"}, distributed);
     o->mpi.check_backend(o->backend);
     if (o->gauge.empty() && !o->random) throw std::invalid_argument("solve: give the gauge field: --gauge U.nersc, or --random with --lattice");
     if (o->random && cmd->count("--lattice") == 0) throw std::invalid_argument("solve: --random needs --lattice");

@@ -84,6 +84,10 @@ void add_mpi_options(CLI::App& cmd, MpiOptions& options);
 int mpi_world_size();  // 1 unless MPI is initialised
 int mpi_world_rank();  // 0 unless MPI is initialised
 
+// --schedule static|dynamic: how the CPU's threads share a kernel's sites (dslash/core/execution_space.hpp),
+// set as the command line is read, before any parallel work.
+CLI::Option* add_schedule_option(CLI::App& cmd);
+
 // A warning on stderr (rank 0) when `threads` OpenMP threads are more than this process's cores.
 void warn_if_oversubscribed(int threads);
 

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "cli/commands.hpp"
+#include "dslash/core/execution_space.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
 #endif
@@ -194,6 +195,15 @@ int mpi_world_rank() {
 #else
   return 0;
 #endif
+}
+
+CLI::Option* add_schedule_option(CLI::App& cmd) {
+  return cmd
+      .add_option_function<std::string>(
+          "--schedule", [](const std::string& text) { OpenMP::set_schedule(text == "static" ? Schedule::Static : Schedule::Dynamic); },
+          "CPU threads take the sites in chunks as they free up (dynamic), or in equal shares fixed in advance (static)")
+      ->check(CLI::IsMember({"static", "dynamic"}))
+      ->default_str("dynamic");
 }
 
 void warn_if_oversubscribed(int threads) {

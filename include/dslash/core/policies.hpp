@@ -32,10 +32,17 @@ class RangePolicy {
   index_t begin() const { return begin_; }
   index_t end() const { return end_; }
   int vector_length() const { return vector_length_; }
+  // A host backend's way of handing out the indices (execution_space.hpp); Default: the space's.
+  Schedule schedule() const { return schedule_; }
+  RangePolicy& set_schedule(Schedule s) {
+    schedule_ = s;
+    return *this;
+  }
 
  private:
   index_t begin_, end_;
   int vector_length_;
+  Schedule schedule_ = Schedule::Default;
 };
 
 template <class ExecSpace = DefaultExecutionSpace>

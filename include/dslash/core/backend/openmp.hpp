@@ -1,10 +1,14 @@
 #pragma once
-// OpenMP backend. Every pattern uses schedule(static), the schedule the View first touch uses, so
-// each thread works on the memory it placed. Reductions keep one partial per thread and join them
-// in thread order: the same thread count gives bitwise the same sum.
+// OpenMP backend. parallel_for hands out its work as the policy's Schedule says (execution_space.hpp):
+// static shares, or dynamic chunks to whichever thread is free (about 64 a thread for a range, one
+// tile of an MDRange, one league rank of a team of one thread; teams of more threads keep static
+// round-robin, since all of a team would have to agree on the next rank). Reductions are always
+// static and keep one partial per thread, joined in thread order: the same thread count gives
+// bitwise the same sum.
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <stdexcept>
 #include <vector>
@@ -17,6 +21,8 @@ namespace dslash::backend {
 
 namespace openmp_detail {
 
+inline bool dynamic(Schedule s) { return (s == Schedule::Default ? OpenMP::schedule() : s) == Schedule::Dynamic; }
+
 template <class T>
 T join_partials(const std::vector<T>& partials) {
   T acc = Sum<T>::identity();
@@ -26,13 +32,16 @@ T join_partials(const std::vector<T>& partials) {
 
 // Run body(member) for every league rank. Concurrent teams = max(1, threads / team_size); each
 // team's threads share one barrier. Teams take league ranks round-robin.
+// Dynamic: teams of one thread take the next league rank when they finish one.
 template <class Body>
-void run_teams(const TeamPolicy<OpenMP>& p, int max_threads, const Body& body) {
+void run_teams(const TeamPolicy<OpenMP>& p, int max_threads, bool dynamic, const Body& body) {
   const int ts = p.team_size();
   const int want_teams = std::max(1, max_threads / ts);
   std::deque<std::barrier<>> barriers;
   for (int t = 0; t < want_teams; ++t) barriers.emplace_back(ts);
   bool short_of_threads = false;
+  std::atomic<index_t> next{0};
+  const bool take_next = dynamic && ts == 1;
 #pragma omp parallel num_threads(want_teams * ts)
   {
     // The runtime may grant fewer threads than asked; only whole teams then run.
@@ -43,8 +52,14 @@ void run_teams(const TeamPolicy<OpenMP>& p, int max_threads, const Body& body) {
       short_of_threads = true;
     } else if (tid < teams * ts) {
       const int slot = tid / ts;
-      for (index_t league = slot; league < p.league_size(); league += teams)
-        body(TeamMember(league, p.league_size(), tid % ts, ts, p.vector_length(), &barriers[static_cast<std::size_t>(slot)]));
+      std::barrier<>* barrier = &barriers[static_cast<std::size_t>(slot)];
+      if (take_next) {
+        for (index_t league = next++; league < p.league_size(); league = next++)
+          body(TeamMember(league, p.league_size(), 0, 1, p.vector_length(), barrier));
+      } else {
+        for (index_t league = slot; league < p.league_size(); league += teams)
+          body(TeamMember(league, p.league_size(), tid % ts, ts, p.vector_length(), barrier));
+      }
     }
   }
   if (short_of_threads)
@@ -57,24 +72,36 @@ void run_teams(const TeamPolicy<OpenMP>& p, int max_threads, const Body& body) {
 template <class F>
 void parallel_for(const RangePolicy<OpenMP>& p, const F& f) {
   const index_t b = p.begin(), e = p.end();
+  if (openmp_detail::dynamic(p.schedule())) {
+    const index_t chunk = std::max<index_t>(1, (e - b) / (64 * static_cast<index_t>(omp_get_max_threads())));
+#pragma omp parallel for schedule(dynamic, chunk)
+    for (index_t i = b; i < e; ++i) f(i);
+    return;
+  }
 #pragma omp parallel for schedule(static)
   for (index_t i = b; i < e; ++i) f(i);
 }
 
 template <class F>
 void parallel_for(const TeamPolicy<OpenMP>& p, const F& f) {
-  openmp_detail::run_teams(p, omp_get_max_threads(), f);
+  openmp_detail::run_teams(p, omp_get_max_threads(), openmp_detail::dynamic(Schedule::Default), f);
 }
 
 template <int Rank, class F>
 void parallel_for(const MDRangePolicy<Rank, OpenMP>& p, const F& f) {
   const index_t ntiles = p.num_tiles();
-#pragma omp parallel for schedule(static)
-  for (index_t t = 0; t < ntiles; ++t) {
+  const auto tile = [&](index_t t) {
     std::array<index_t, Rank> lo, hi;
     p.tile_bounds(t, lo, hi);
     detail::box_loop<Rank>(lo, hi, f);
+  };
+  if (openmp_detail::dynamic(Schedule::Default)) {
+#pragma omp parallel for schedule(dynamic, 1)
+    for (index_t t = 0; t < ntiles; ++t) tile(t);
+    return;
   }
+#pragma omp parallel for schedule(static)
+  for (index_t t = 0; t < ntiles; ++t) tile(t);
 }
 
 template <class T, class F>
@@ -96,7 +123,7 @@ void parallel_reduce(const TeamPolicy<OpenMP>& p, const F& f, T& result) {
   const int max_threads = omp_get_max_threads();
   const int nthreads = std::max(1, max_threads / p.team_size()) * p.team_size();
   std::vector<T> partials(static_cast<std::size_t>(nthreads), Sum<T>::identity());
-  openmp_detail::run_teams(p, max_threads, [&](const TeamMember& m) {
+  openmp_detail::run_teams(p, max_threads, false, [&](const TeamMember& m) {
     // Each team sums into a local and adds it once: the partials share cache lines, and a functor
     // that adds per index (the Dslash epilogue's norm, per site) would bounce them between cores.
     T local = Sum<T>::identity();
