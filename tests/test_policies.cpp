@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <complex>
 #include <numeric>
 #include <string>
@@ -212,6 +213,46 @@ TEST(OpenMPSchedule, StaticAndDynamicVisitEveryIndexOnce) {
       for (auto& h : hits) ASSERT_EQ(h, 1) << name << " team size " << team_size;
     }
   }
+  OpenMP::set_schedule(before);
+}
+
+// Reductions under both schedules: exact integer sums over every pattern, and, per schedule, the
+// same bits from the same thread count (dynamic: a partial per chunk, joined in chunk order).
+TEST(OpenMPSchedule, ReductionsAreExactAndBitwiseRepeatable) {
+  const Schedule before = OpenMP::schedule();
+  for (const Schedule s : {Schedule::Static, Schedule::Dynamic}) {
+    OpenMP::set_schedule(s);
+    const std::string name = to_string(s);
+    for (index_t n : {index_t{0}, index_t{1}, index_t{100003}}) {
+      index_t isum = -1;
+      parallel_reduce("isum", RangePolicy<OpenMP>(n), [](index_t i, index_t& acc) { acc += i; }, isum);
+      EXPECT_EQ(isum, n * (n - 1) / 2) << name << " n=" << n;
+    }
+    const auto harmonic = [] {
+      double h = 0;
+      parallel_reduce("harmonic", RangePolicy<OpenMP>(200003), [](index_t i, double& acc) { acc += 1.0 / static_cast<double>(i + 1); }, h);
+      return h;
+    };
+    const double h = harmonic();
+    for (int k = 0; k < 5; ++k) ASSERT_EQ(harmonic(), h) << name;
+    EXPECT_NEAR(h, std::log(200003.0) + 0.5772156649, 1e-5) << name;
+    index_t md = 0;
+    parallel_reduce("md", MDRangePolicy<3, OpenMP>({0, 0, 0}, {7, 9, 11}, {0, 2, 3}),
+                    [](index_t i, index_t j, index_t k, index_t& acc) { acc += i + 7 * (j + 9 * k); }, md);
+    EXPECT_EQ(md, index_t{693} * 692 / 2) << name;
+    for (int team_size : {1, 2}) {
+      index_t team = 0;
+      parallel_reduce("team", TeamPolicy<OpenMP>(101, team_size), [](const TeamMember& m, index_t& acc) {
+        parallel_for(TeamThreadRange(m, 5), [&](index_t i) { acc += m.league_rank() * 5 + i; });  // each thread its own indices
+      }, team);
+      EXPECT_EQ(team, index_t{505} * 504 / 2) << name << " team size " << team_size;
+    }
+  }
+  OpenMP::set_schedule(before);
+}
+
+TEST(OpenMPSchedule, DefaultMeansDynamic) {
+  const Schedule before = OpenMP::schedule();
   OpenMP::set_schedule(Schedule::Default);  // Default means the default: dynamic
   EXPECT_EQ(OpenMP::schedule(), Schedule::Dynamic);
   OpenMP::set_schedule(before);

@@ -12,8 +12,8 @@ namespace dslash {
 // rest: on the 16-core Intel device host the threads of one static loop read memory at 1.0-1.7x
 // each other's time, and dynamic made vnode and mrhs at 48^4 1.3-1.5x faster
 // (docs/performance/HISTORY.md, "Work handed out as threads free up"). Default: the space's
-// setting (OpenMP::schedule()). Reductions stay static: their sums are then bitwise the same for a
-// thread count.
+// setting (OpenMP::schedule()). Reductions follow it too, with a partial per chunk joined in chunk
+// order: the same thread count still gives bitwise the same sum.
 enum class Schedule { Default, Static, Dynamic };
 
 struct Serial {

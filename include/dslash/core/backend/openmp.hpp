@@ -1,10 +1,11 @@
 #pragma once
-// OpenMP backend. parallel_for hands out its work as the policy's Schedule says (execution_space.hpp):
+// OpenMP backend. Patterns hand out their work as the policy's Schedule says (execution_space.hpp):
 // static shares, or dynamic chunks to whichever thread is free (about 64 a thread for a range, one
 // tile of an MDRange, one league rank of a team of one thread; teams of more threads keep static
-// round-robin, since all of a team would have to agree on the next rank). Reductions are always
-// static and keep one partial per thread, joined in thread order: the same thread count gives
-// bitwise the same sum.
+// round-robin, since all of a team would have to agree on the next rank). A reduction keeps one
+// partial per thread (static) or per chunk (dynamic), joined in that order: the chunks depend only
+// on the extent and the thread count, so the same thread count gives bitwise the same sum whichever
+// thread ran which chunk.
 #include <omp.h>
 
 #include <algorithm>
@@ -22,6 +23,9 @@ namespace dslash::backend {
 namespace openmp_detail {
 
 inline bool dynamic(Schedule s) { return (s == Schedule::Default ? OpenMP::schedule() : s) == Schedule::Dynamic; }
+
+// A dynamic range's chunk: about 64 a thread, so a slow core's share can be taken over in small steps.
+inline index_t range_chunk(index_t n) { return std::max<index_t>(1, n / (64 * static_cast<index_t>(omp_get_max_threads()))); }
 
 template <class T>
 T join_partials(const std::vector<T>& partials) {
@@ -73,7 +77,7 @@ template <class F>
 void parallel_for(const RangePolicy<OpenMP>& p, const F& f) {
   const index_t b = p.begin(), e = p.end();
   if (openmp_detail::dynamic(p.schedule())) {
-    const index_t chunk = std::max<index_t>(1, (e - b) / (64 * static_cast<index_t>(omp_get_max_threads())));
+    const index_t chunk = openmp_detail::range_chunk(e - b);
 #pragma omp parallel for schedule(dynamic, chunk)
     for (index_t i = b; i < e; ++i) f(i);
     return;
@@ -106,8 +110,20 @@ void parallel_for(const MDRangePolicy<Rank, OpenMP>& p, const F& f) {
 
 template <class T, class F>
 void parallel_reduce(const RangePolicy<OpenMP>& p, const F& f, T& result) {
-  std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
   const index_t b = p.begin(), e = p.end();
+  if (openmp_detail::dynamic(p.schedule())) {
+    const index_t chunk = openmp_detail::range_chunk(e - b), chunks = (e - b + chunk - 1) / chunk;
+    std::vector<T> partials(static_cast<std::size_t>(chunks), Sum<T>::identity());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (index_t c = 0; c < chunks; ++c) {
+      T local = Sum<T>::identity();
+      for (index_t i = b + c * chunk, last = std::min(e, i + chunk); i < last; ++i) f(i, local);
+      partials[static_cast<std::size_t>(c)] = local;
+    }
+    result = openmp_detail::join_partials(partials);
+    return;
+  }
+  std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
 #pragma omp parallel
   {
     T local = Sum<T>::identity();
@@ -121,22 +137,37 @@ void parallel_reduce(const RangePolicy<OpenMP>& p, const F& f, T& result) {
 template <class T, class F>
 void parallel_reduce(const TeamPolicy<OpenMP>& p, const F& f, T& result) {
   const int max_threads = omp_get_max_threads();
+  // Dynamic (teams of one thread): a partial per league rank; else one per thread.
+  const bool per_league = openmp_detail::dynamic(Schedule::Default) && p.team_size() == 1;
   const int nthreads = std::max(1, max_threads / p.team_size()) * p.team_size();
-  std::vector<T> partials(static_cast<std::size_t>(nthreads), Sum<T>::identity());
-  openmp_detail::run_teams(p, max_threads, false, [&](const TeamMember& m) {
+  std::vector<T> partials(static_cast<std::size_t>(per_league ? p.league_size() : nthreads), Sum<T>::identity());
+  openmp_detail::run_teams(p, max_threads, per_league, [&](const TeamMember& m) {
     // Each team sums into a local and adds it once: the partials share cache lines, and a functor
     // that adds per index (the Dslash epilogue's norm, per site) would bounce them between cores.
     T local = Sum<T>::identity();
     f(m, local);
-    Sum<T>::join(partials[static_cast<std::size_t>(omp_get_thread_num())], local);
+    Sum<T>::join(partials[static_cast<std::size_t>(per_league ? m.league_rank() : omp_get_thread_num())], local);
   });
   result = openmp_detail::join_partials(partials);
 }
 
 template <int Rank, class T, class F>
 void parallel_reduce(const MDRangePolicy<Rank, OpenMP>& p, const F& f, T& result) {
-  std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
   const index_t ntiles = p.num_tiles();
+  if (openmp_detail::dynamic(Schedule::Default)) {  // a partial per tile
+    std::vector<T> partials(static_cast<std::size_t>(ntiles), Sum<T>::identity());
+#pragma omp parallel for schedule(dynamic, 1)
+    for (index_t t = 0; t < ntiles; ++t) {
+      std::array<index_t, Rank> lo, hi;
+      p.tile_bounds(t, lo, hi);
+      T local = Sum<T>::identity();
+      detail::box_loop<Rank>(lo, hi, [&](auto... i) { f(i..., local); });
+      partials[static_cast<std::size_t>(t)] = local;
+    }
+    result = openmp_detail::join_partials(partials);
+    return;
+  }
+  std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
 #pragma omp parallel
   {
     T local = Sum<T>::identity();
