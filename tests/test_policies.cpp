@@ -1,9 +1,11 @@
 // Every policy and pattern, written once and run on every execution space (as Kokkos's unit tests).
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <complex>
+#include <memory>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -236,6 +238,21 @@ TEST(OpenMPSchedule, ReductionsAreExactAndBitwiseRepeatable) {
     const double h = harmonic();
     for (int k = 0; k < 5; ++k) ASSERT_EQ(harmonic(), h) << name;
     EXPECT_NEAR(h, std::log(200003.0) + 0.5772156649, 1e-5) << name;
+    // A sum of several numbers (the solvers' complex dots), and a functor that is not trivially
+    // copyable (it holds a shared_ptr: the backend runs it where it is instead of copying it).
+    for (index_t n : {index_t{7}, index_t{100003}}) {
+      std::array<index_t, 2> pair{};
+      parallel_reduce("pair", RangePolicy<OpenMP>(n), [](index_t i, std::array<index_t, 2>& acc) {
+        acc[0] += i;
+        acc[1] += 2 * i + 1;
+      }, pair);
+      EXPECT_EQ(pair[0], n * (n - 1) / 2) << name << " n=" << n;
+      EXPECT_EQ(pair[1], n * n) << name << " n=" << n;
+      const auto step = std::make_shared<index_t>(3);
+      index_t shared_sum = 0;
+      parallel_reduce("shared", RangePolicy<OpenMP>(n), [step](index_t i, index_t& acc) { acc += *step * i; }, shared_sum);
+      EXPECT_EQ(shared_sum, 3 * (n * (n - 1) / 2)) << name << " n=" << n;
+    }
     index_t md = 0;
     parallel_reduce("md", MDRangePolicy<3, OpenMP>({0, 0, 0}, {7, 9, 11}, {0, 2, 3}),
                     [](index_t i, index_t j, index_t k, index_t& acc) { acc += i + 7 * (j + 9 * k); }, md);

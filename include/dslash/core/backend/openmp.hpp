@@ -12,6 +12,7 @@
 #include <atomic>
 #include <deque>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include "dslash/core/backend/box_loop.hpp"
@@ -32,6 +33,32 @@ T join_partials(const std::vector<T>& partials) {
   T acc = Sum<T>::identity();
   for (const T& p : partials) Sum<T>::join(acc, p);
   return acc;
+}
+
+// f(i, local) for i in [first, last). A functor that is trivially copyable (raw pointers and numbers,
+// as the BLAS's) is copied onto this stack first: the compiler then knows that the loop's stores
+// leave it alone, keeps its pointers and coefficients in registers and vectorises; and the span
+// keeps eight partial sums, index i adding into partial (i - first) % 8, joined as a tree at the
+// end. With the functor behind a reference and one running sum, every reduction of a short body
+// (the solvers' norms and dots) ran at one index per add latency, single precision as slow as
+// double. The order depends on the span alone: the same span gives the same bits every time.
+template <class T, class F>
+void reduce_span(index_t first, index_t last, const F& f, T& local) {
+  if constexpr (std::is_trivially_copyable_v<F>) {
+    constexpr int kPartials = 8;
+    const F body = f;
+    T part[kPartials];
+    for (T& p : part) p = Sum<T>::identity();
+    index_t i = first;
+    for (; i + kPartials <= last; i += kPartials)
+      for (int l = 0; l < kPartials; ++l) body(i + l, part[l]);
+    for (int l = 0; i < last; ++i, ++l) body(i, part[l]);
+    for (int half = kPartials / 2; half >= 1; half /= 2)
+      for (int l = 0; l < half; ++l) Sum<T>::join(part[l], part[l + half]);
+    Sum<T>::join(local, part[0]);
+  } else {
+    for (index_t i = first; i < last; ++i) f(i, local);
+  }
 }
 
 // Run body(member) for every league rank. Concurrent teams = max(1, threads / team_size); each
@@ -117,7 +144,7 @@ void parallel_reduce(const RangePolicy<OpenMP>& p, const F& f, T& result) {
 #pragma omp parallel for schedule(dynamic, 1)
     for (index_t c = 0; c < chunks; ++c) {
       T local = Sum<T>::identity();
-      for (index_t i = b + c * chunk, last = std::min(e, i + chunk); i < last; ++i) f(i, local);
+      openmp_detail::reduce_span(b + c * chunk, std::min(e, b + (c + 1) * chunk), f, local);
       partials[static_cast<std::size_t>(c)] = local;
     }
     result = openmp_detail::join_partials(partials);
@@ -127,9 +154,9 @@ void parallel_reduce(const RangePolicy<OpenMP>& p, const F& f, T& result) {
 #pragma omp parallel
   {
     T local = Sum<T>::identity();
-#pragma omp for schedule(static)
-    for (index_t i = b; i < e; ++i) f(i, local);
-    partials[static_cast<std::size_t>(omp_get_thread_num())] = local;
+    const index_t n = e - b, threads = omp_get_num_threads(), t = omp_get_thread_num();
+    openmp_detail::reduce_span(b + n * t / threads, b + n * (t + 1) / threads, f, local);
+    partials[static_cast<std::size_t>(t)] = local;
   }
   result = openmp_detail::join_partials(partials);
 }
