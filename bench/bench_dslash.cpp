@@ -1,8 +1,8 @@
 // Google Benchmark suite: every kernel x dispatch x precision at a few lattice sizes (and mrhs and
 // vnode with compressed links, .../r12 and .../r8), with FLOP/s and model bytes/s counters, the halo
 // work of a split domain against the same kernel without halos (halo/...), and the abstraction-cost
-// pair (the same naive kernel through the View layer and on raw pointers). Wall-clock time
-// (UseRealTime): the kernels are OpenMP-parallel.
+// pair (the same naive kernel through the View layer and on raw pointers), and the solvers' BLAS
+// passes (blas/...). Wall-clock time (UseRealTime): the kernels are OpenMP-parallel.
 //   build/release/bench/bench_dslash --benchmark_filter=vnode
 #include <benchmark/benchmark.h>
 #include <omp.h>
@@ -14,6 +14,7 @@
 #include "dslash/lattice/field_ops.hpp"
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
+#include "solvers/blas.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
 #endif
@@ -223,6 +224,37 @@ void BM_Body(benchmark::State& state, KernelFamily kernel) {
                  std::to_string(kBodyIterations * kBodySweepsPerIteration) + " sweeps");
 }
 
+// A solver's BLAS pass over buffers of n reals on the host, with bytes/s counted as the pass's
+// loads and stores (DESIGN.md, "The BLAS"). A reduction's short body is where the backend's
+// reduction shows: one running sum made axpby_norm2 as slow in single precision as in double
+// (HISTORY.md, "The BLAS reductions, and the functor on the loop's stack").
+enum class BlasPass { Axpby, AxpbyNorm2, ReDot, AxpyXpay };
+template <class Real>
+void BM_Blas(benchmark::State& state, BlasPass pass) {
+  const auto n = static_cast<std::size_t>(state.range(0));
+  View<Real, 1> x("x", n), y("y", n), z("z", n);
+  for (std::size_t i = 0; i < n; ++i) {
+    x.data()[i] = static_cast<Real>(static_cast<int>(i % 7) - 3);
+    y.data()[i] = static_cast<Real>(static_cast<int>(i % 5) - 2);
+    z.data()[i] = static_cast<Real>(static_cast<int>(i % 3) - 1);
+  }
+  // Coefficients of modulus 1 keep the values from growing over the iterations.
+  const Real a = Real(0.5), b = Real(-0.5);
+  double sum = 0;
+  for (auto _ : state) {
+    switch (pass) {
+      case BlasPass::Axpby: axpby(a, x, b, y); break;
+      case BlasPass::AxpbyNorm2: sum += axpby_norm2(a, x, b, y); break;
+      case BlasPass::ReDot: sum += re_dot(x, y); break;
+      case BlasPass::AxpyXpay: axpy_xpay(a, x, y, z, b); break;
+    }
+    benchmark::DoNotOptimize(sum);
+  }
+  const double vectors = pass == BlasPass::AxpyXpay ? 5 : pass == BlasPass::ReDot ? 2 : 3;  // read + written
+  state.counters["bytes/s"] = benchmark::Counter(vectors * static_cast<double>(n * sizeof(Real)) * static_cast<double>(state.iterations()),
+                                                 benchmark::Counter::kIsRate, benchmark::Counter::kIs1024);
+}
+
 // Every family x dispatch x precision uncompressed; the range dispatch of mrhs and vnode also with
 // compressed links (a name ending in /r12 or /r8).
 struct DslashEntry {
@@ -280,6 +312,15 @@ void register_all() {
   for (bool views : {true, false})
     benchmark::RegisterBenchmark(views ? "abstraction_cost/naive/view" : "abstraction_cost/naive/raw", BM_AbstractionCost, views)
         ->Arg(8)->Arg(16)->UseRealTime()->Unit(benchmark::kMillisecond);
+  // 786432 reals: a 16^3 x 32 even-odd vector (in cache); 12582912: 32^4 (from memory on most machines).
+  const std::pair<BlasPass, const char*> passes[] = {
+      {BlasPass::Axpby, "axpby"}, {BlasPass::AxpbyNorm2, "axpby_norm2"}, {BlasPass::ReDot, "re_dot"}, {BlasPass::AxpyXpay, "axpy_xpay"}};
+  for (const auto& [pass, name] : passes)
+    for (bool single : {true, false}) {
+      const std::string full = std::string("blas/") + name + "/" + (single ? "single" : "double");
+      (single ? benchmark::RegisterBenchmark(full.c_str(), BM_Blas<float>, pass) : benchmark::RegisterBenchmark(full.c_str(), BM_Blas<double>, pass))
+          ->Arg(786432)->Arg(12582912)->UseRealTime()->Unit(benchmark::kMicrosecond);
+    }
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // round-robin, since all of a team would have to agree on the next rank). A reduction keeps one
 // partial per thread (static) or per chunk (dynamic), joined in that order: the chunks depend only
 // on the extent and the thread count, so the same thread count gives bitwise the same sum whichever
-// thread ran which chunk.
+// thread ran which chunk. A range reduction runs a copy of a trivially copyable functor on its own
+// stack, in eight partial sums (openmp_detail::LocalFunctor and reduce_span say why).
 #include <omp.h>
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <deque>
 #include <stdexcept>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "dslash/core/backend/box_loop.hpp"
@@ -35,30 +37,57 @@ T join_partials(const std::vector<T>& partials) {
   return acc;
 }
 
-// f(i, local) for i in [first, last). A functor that is trivially copyable (raw pointers and numbers,
-// as the BLAS's) is copied onto this stack first: the compiler then knows that the loop's stores
-// leave it alone, keeps its pointers and coefficients in registers and vectorises; and the span
-// keeps eight partial sums, index i adding into partial (i - first) % 8, joined as a tree at the
-// end. With the functor behind a reference and one running sum, every reduction of a short body
-// (the solvers' norms and dots) ran at one index per add latency, single precision as slow as
-// double. The order depends on the span alone: the same span gives the same bits every time.
+// A range reduction runs its functor through `LocalFunctor<F> body = f;`: a copy on the loop's own
+// stack where F is trivially copyable (raw pointers and numbers, as the BLAS's lambdas and the
+// kernels' RunArgs), else a reference. Behind a reference the compiler must assume that every store
+// of the loop may change the functor, and reloads its pointers and coefficients after each one; a
+// local copy it keeps in registers. The copy must sit in the function that holds the loop: passed on
+// by reference, it is behind a reference again. With reduce_span's partials: the solvers' norms
+// 2.5-3x faster on the 2-vCPU VM, the CG solve's epilogue hops 2-15% faster on the H200 host. For
+// parallel_for the same copy was no gain on that host (HISTORY.md, "The BLAS reductions"): range
+// launches lost 9-17% in the solve, MDRange tiles moved mrhs by -10..+30% and vnode by -14..+4%.
+template <class F>
+using LocalFunctor = std::conditional_t<std::is_trivially_copyable_v<F>, const F, const F&>;
+
+// The dynamic schedule's chunks of a range [b, e): chunk c is [b + c size, min(e, b + (c + 1) size)).
+struct RangeChunks {
+  index_t b, e, size, count;
+  explicit RangeChunks(index_t begin, index_t end) : b(begin), e(end), size(range_chunk(end - begin)), count((end - begin + size - 1) / size) {}
+  index_t first(index_t c) const { return b + c * size; }
+  index_t last(index_t c) const { return std::min(e, b + (c + 1) * size); }
+};
+
+// This thread's static share of [b, e).
+inline std::pair<index_t, index_t> static_share(index_t b, index_t e) {
+  const index_t n = e - b, threads = omp_get_num_threads(), t = omp_get_thread_num();
+  return {b + n * t / threads, b + n * (t + 1) / threads};
+}
+
+// local += f(i) for i in [first, last), in eight partial sums (index i into partial (i - first) % 8)
+// joined as a tree at the end: with one running sum a short body (the solvers' norms and dots) waits
+// one add latency an index, single precision as slow as double. The order depends on the span alone,
+// so the same span gives the same bits every time.
 template <class T, class F>
 void reduce_span(index_t first, index_t last, const F& f, T& local) {
-  if constexpr (std::is_trivially_copyable_v<F>) {
-    constexpr int kPartials = 8;
-    const F body = f;
-    T part[kPartials];
-    for (T& p : part) p = Sum<T>::identity();
-    index_t i = first;
-    for (; i + kPartials <= last; i += kPartials)
-      for (int l = 0; l < kPartials; ++l) body(i + l, part[l]);
-    for (int l = 0; i < last; ++i, ++l) body(i, part[l]);
-    for (int half = kPartials / 2; half >= 1; half /= 2)
-      for (int l = 0; l < half; ++l) Sum<T>::join(part[l], part[l + half]);
-    Sum<T>::join(local, part[0]);
-  } else {
-    for (index_t i = first; i < last; ++i) f(i, local);
-  }
+  LocalFunctor<F> body = f;
+  constexpr int kPartials = 8;
+  T part[kPartials];
+  for (T& p : part) p = Sum<T>::identity();
+  index_t i = first;
+  for (; i + kPartials <= last; i += kPartials)
+    for (int l = 0; l < kPartials; ++l) body(i + l, part[l]);
+  for (int l = 0; i < last; ++i, ++l) body(i, part[l]);
+  for (int half = kPartials / 2; half >= 1; half /= 2)
+    for (int l = 0; l < half; ++l) Sum<T>::join(part[l], part[l + half]);
+  Sum<T>::join(local, part[0]);
+}
+
+// f(i0, ..., iR-1) over tile t of an MDRange.
+template <int Rank, class F>
+void run_tile(const MDRangePolicy<Rank, OpenMP>& p, index_t t, const F& f) {
+  std::array<index_t, Rank> lo, hi;
+  p.tile_bounds(t, lo, hi);
+  detail::box_loop<Rank>(lo, hi, f);
 }
 
 // Run body(member) for every league rank. Concurrent teams = max(1, threads / team_size); each
@@ -120,45 +149,37 @@ void parallel_for(const TeamPolicy<OpenMP>& p, const F& f) {
 
 template <int Rank, class F>
 void parallel_for(const MDRangePolicy<Rank, OpenMP>& p, const F& f) {
+  using namespace openmp_detail;
   const index_t ntiles = p.num_tiles();
-  const auto tile = [&](index_t t) {
-    std::array<index_t, Rank> lo, hi;
-    p.tile_bounds(t, lo, hi);
-    detail::box_loop<Rank>(lo, hi, f);
-  };
-  if (openmp_detail::dynamic(Schedule::Default)) {
+  if (dynamic(Schedule::Default)) {
 #pragma omp parallel for schedule(dynamic, 1)
-    for (index_t t = 0; t < ntiles; ++t) tile(t);
+    for (index_t t = 0; t < ntiles; ++t) run_tile(p, t, f);
     return;
   }
 #pragma omp parallel for schedule(static)
-  for (index_t t = 0; t < ntiles; ++t) tile(t);
+  for (index_t t = 0; t < ntiles; ++t) run_tile(p, t, f);
 }
 
 template <class T, class F>
 void parallel_reduce(const RangePolicy<OpenMP>& p, const F& f, T& result) {
-  const index_t b = p.begin(), e = p.end();
-  if (openmp_detail::dynamic(p.schedule())) {
-    const index_t chunk = openmp_detail::range_chunk(e - b), chunks = (e - b + chunk - 1) / chunk;
-    std::vector<T> partials(static_cast<std::size_t>(chunks), Sum<T>::identity());
+  using namespace openmp_detail;
+  if (dynamic(p.schedule())) {
+    const RangeChunks chunks(p.begin(), p.end());
+    std::vector<T> partials(static_cast<std::size_t>(chunks.count), Sum<T>::identity());
 #pragma omp parallel for schedule(dynamic, 1)
-    for (index_t c = 0; c < chunks; ++c) {
-      T local = Sum<T>::identity();
-      openmp_detail::reduce_span(b + c * chunk, std::min(e, b + (c + 1) * chunk), f, local);
-      partials[static_cast<std::size_t>(c)] = local;
-    }
-    result = openmp_detail::join_partials(partials);
+    for (index_t c = 0; c < chunks.count; ++c) reduce_span(chunks.first(c), chunks.last(c), f, partials[static_cast<std::size_t>(c)]);
+    result = join_partials(partials);
     return;
   }
   std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
 #pragma omp parallel
   {
-    T local = Sum<T>::identity();
-    const index_t n = e - b, threads = omp_get_num_threads(), t = omp_get_thread_num();
-    openmp_detail::reduce_span(b + n * t / threads, b + n * (t + 1) / threads, f, local);
-    partials[static_cast<std::size_t>(t)] = local;
+    const auto [first, last] = static_share(p.begin(), p.end());
+    T local = Sum<T>::identity();  // not in partials: neighbouring threads' partials share cache lines
+    reduce_span(first, last, f, local);
+    partials[static_cast<std::size_t>(omp_get_thread_num())] = local;
   }
-  result = openmp_detail::join_partials(partials);
+  result = join_partials(partials);
 }
 
 template <class T, class F>
@@ -180,18 +201,18 @@ void parallel_reduce(const TeamPolicy<OpenMP>& p, const F& f, T& result) {
 
 template <int Rank, class T, class F>
 void parallel_reduce(const MDRangePolicy<Rank, OpenMP>& p, const F& f, T& result) {
+  using namespace openmp_detail;
   const index_t ntiles = p.num_tiles();
-  if (openmp_detail::dynamic(Schedule::Default)) {  // a partial per tile
+  const auto tile = [&](index_t t, T& local) { run_tile(p, t, [&](auto... i) { f(i..., local); }); };
+  if (dynamic(Schedule::Default)) {  // a partial per tile
     std::vector<T> partials(static_cast<std::size_t>(ntiles), Sum<T>::identity());
 #pragma omp parallel for schedule(dynamic, 1)
     for (index_t t = 0; t < ntiles; ++t) {
-      std::array<index_t, Rank> lo, hi;
-      p.tile_bounds(t, lo, hi);
-      T local = Sum<T>::identity();
-      detail::box_loop<Rank>(lo, hi, [&](auto... i) { f(i..., local); });
+      T local = Sum<T>::identity();  // the functor adds per index: not into partials' shared lines
+      tile(t, local);
       partials[static_cast<std::size_t>(t)] = local;
     }
-    result = openmp_detail::join_partials(partials);
+    result = join_partials(partials);
     return;
   }
   std::vector<T> partials(static_cast<std::size_t>(omp_get_max_threads()), Sum<T>::identity());
@@ -199,14 +220,10 @@ void parallel_reduce(const MDRangePolicy<Rank, OpenMP>& p, const F& f, T& result
   {
     T local = Sum<T>::identity();
 #pragma omp for schedule(static)
-    for (index_t t = 0; t < ntiles; ++t) {
-      std::array<index_t, Rank> lo, hi;
-      p.tile_bounds(t, lo, hi);
-      detail::box_loop<Rank>(lo, hi, [&](auto... i) { f(i..., local); });
-    }
+    for (index_t t = 0; t < ntiles; ++t) tile(t, local);
     partials[static_cast<std::size_t>(omp_get_thread_num())] = local;
   }
-  result = openmp_detail::join_partials(partials);
+  result = join_partials(partials);
 }
 
 }  // namespace dslash::backend
