@@ -291,6 +291,32 @@ DSLASH_INLINE_FUNCTION void caxpby_at(int j, Real ar, Real ai, Real br, Real bi,
   y.re[j] = ar * x.re[j] - ai * x.im[j] + br * yr - bi * yi;
   y.im[j] = ar * x.im[j] + ai * x.re[j] + br * yi + bi * yr;
 }
+
+// On a CPU the complex passes walk runs of complex numbers whose real parts are adjacent in the
+// buffer, and so are their imaginary parts: up to 64 of one chunk of the layout (PackedComplex),
+// where a chunk holds a multiple of 8 (vnode's and mrhs's W lanes), with host-only lambdas. The
+// compiler vectorises a run (its sums through omp simd reductions: a fixed order for a build); one
+// complex number an index, through real_index, ran at a quarter of a real pass's bytes/s (HISTORY.md,
+// "The BLAS reductions, and the functor on the loop's stack"). Other layouts (naive's W = 1, narrow
+// SIMD) keep that path.
+struct ComplexRuns {
+  static constexpr index_t kRun = 64;
+  index_t chunk = 0, per_chunk = 1, count = 0;
+  explicit ComplexRuns(const PackedComplex& c) {
+    if (c.strides.pairs || c.imag_offset() % 8 != 0) return;
+    chunk = c.imag_offset();
+    per_chunk = (chunk + kRun - 1) / kRun;
+    count = c.count() / chunk * per_chunk;
+  }
+  bool usable() const { return count > 0; }
+  // Run r: its real parts at [re, re + length), its imaginary parts chunk further; length a multiple of 8.
+  void bounds(index_t r, index_t& re, index_t& length) const {
+    const index_t q = r / per_chunk, k = r % per_chunk;
+    re = 2 * q * chunk + k * kRun;
+    length = chunk - k * kRun < kRun ? chunk - k * kRun : kRun;
+  }
+};
+
 }  // namespace blas_detail
 
 // <x, y> = sum conj(x) y over the complex numbers of a buffer of layout c.
@@ -301,6 +327,25 @@ std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight
   const Real* xp = x.data();
   const Real* yp = y.data();
   std::array<double, 2> sum{};
+  if constexpr (std::is_same_v<Space, HostSpace>) {
+    if (const blas_detail::ComplexRuns runs(c); runs.usable()) {
+      parallel_reduce("blas_dot", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t r, std::array<double, 2>& acc) {
+        index_t re, n;
+        runs.bounds(r, re, n);
+        const Real *xr = xp + re, *xi = xr + runs.chunk, *yr = yp + re, *yi = yr + runs.chunk;
+        double s_re = 0, s_im = 0;
+#pragma omp simd reduction(+ : s_re, s_im)
+        for (index_t j = 0; j < n; ++j) {
+          const double a_re = xr[j], a_im = xi[j], b_re = yr[j], b_im = yi[j];
+          s_re += a_re * b_re + a_im * b_im;
+          s_im += a_re * b_im - a_im * b_re;
+        }
+        acc[0] += s_re;
+        acc[1] += s_im;
+      }, sum);
+      return {sum[0], sum[1]};
+    }
+  }
   blas_detail::reduce_groups<Real, Space>("blas_dot", c.count(), DSLASH_LAMBDA(const blas_detail::Strided<K>& g, std::array<double, 2>& acc) {
     blas_detail::ComplexGroup<K, Real> xv, yv;
     xv.load(c, g, xp);
@@ -323,6 +368,23 @@ void caxpby(const PackedComplex& c, std::complex<double> a, const View<Real, 1, 
   const Real* xp = x.data();
   Real* yp = y.data();
   const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag());
+  if constexpr (std::is_same_v<Space, HostSpace>) {
+    if (const blas_detail::ComplexRuns runs(c); runs.usable()) {
+      parallel_for("blas_caxpby", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t r) {
+        index_t re, n;
+        runs.bounds(r, re, n);
+        const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi;  // in registers: the stores below cannot change them
+        const Real *__restrict__ xr = xp + re, *__restrict__ xi = xr + runs.chunk;
+        Real *__restrict__ yr = yp + re, *__restrict__ yi = yr + runs.chunk;
+        for (index_t j = 0; j < n; ++j) {
+          const Real y_re = yr[j], y_im = yi[j];
+          yr[j] = ar_ * xr[j] - ai_ * xi[j] + br_ * y_re - bi_ * y_im;
+          yi[j] = ar_ * xi[j] + ai_ * xr[j] + br_ * y_im + bi_ * y_re;
+        }
+      });
+      return;
+    }
+  }
   blas_detail::for_each_group<Real, Space>("blas_caxpby", c.count(), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
     blas_detail::ComplexGroup<K, Real> xv, yv;
     xv.load(c, g, xp);
@@ -344,6 +406,23 @@ void caxpbypcz(const PackedComplex& layout, std::complex<double> a, const View<R
   Real* zp = z.data();
   const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag()),
              cr = static_cast<Real>(c.real()), ci = static_cast<Real>(c.imag());
+  if constexpr (std::is_same_v<Space, HostSpace>) {
+    if (const blas_detail::ComplexRuns runs(layout); runs.usable()) {
+      parallel_for("blas_caxpbypcz", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t r) {
+        index_t re, n;
+        runs.bounds(r, re, n);
+        const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi, cr_ = cr, ci_ = ci;
+        const Real *__restrict__ xr = xp + re, *__restrict__ xi = xr + runs.chunk, *__restrict__ yr = yp + re, *__restrict__ yi = yr + runs.chunk;
+        Real *__restrict__ zr = zp + re, *__restrict__ zi = zr + runs.chunk;
+        for (index_t j = 0; j < n; ++j) {
+          const Real z_re = zr[j], z_im = zi[j];
+          zr[j] = ar_ * xr[j] - ai_ * xi[j] + br_ * yr[j] - bi_ * yi[j] + cr_ * z_re - ci_ * z_im;
+          zi[j] = ar_ * xi[j] + ai_ * xr[j] + br_ * yi[j] + bi_ * yr[j] + cr_ * z_im + ci_ * z_re;
+        }
+      });
+      return;
+    }
+  }
   blas_detail::for_each_group<Real, Space>("blas_caxpbypcz", layout.count(), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
     blas_detail::ComplexGroup<K, Real> xv, yv, zv;
     xv.load(layout, g, xp);
@@ -377,6 +456,34 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
   Real* yp = y.data();
   const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag());
   std::array<double, 3> sum{};
+  if constexpr (std::is_same_v<Space, HostSpace>) {
+    if (const blas_detail::ComplexRuns runs(c); runs.usable()) {
+      parallel_reduce("blas_caxpby_norm2_dot", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t r, std::array<double, 3>& acc) {
+        index_t re, n;
+        runs.bounds(r, re, n);
+        const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi;
+        const Real *__restrict__ xr = xp + re, *__restrict__ xi = xr + runs.chunk, *__restrict__ wr = wp + re, *__restrict__ wi = wr + runs.chunk;
+        Real *__restrict__ yr = yp + re, *__restrict__ yi = yr + runs.chunk;
+        double s_norm = 0, s_re = 0, s_im = 0;
+#pragma omp simd reduction(+ : s_norm, s_re, s_im)
+        for (index_t j = 0; j < n; ++j) {
+          const Real y_re = yr[j], y_im = yi[j];
+          const Real v_re = ar_ * xr[j] - ai_ * xi[j] + br_ * y_re - bi_ * y_im;
+          const Real v_im = ar_ * xi[j] + ai_ * xr[j] + br_ * y_im + bi_ * y_re;
+          yr[j] = v_re;
+          yi[j] = v_im;
+          const double dvr = v_re, dvi = v_im, dwr = wr[j], dwi = wi[j];
+          s_norm += dvr * dvr + dvi * dvi;
+          s_re += dwr * dvr + dwi * dvi;
+          s_im += dwr * dvi - dwi * dvr;
+        }
+        acc[0] += s_norm;
+        acc[1] += s_re;
+        acc[2] += s_im;
+      }, sum);
+      return {sum[0], {sum[1], sum[2]}};
+    }
+  }
   blas_detail::reduce_groups<Real, Space>("blas_caxpby_norm2_dot", c.count(), DSLASH_LAMBDA(const blas_detail::Strided<K>& g, std::array<double, 3>& acc) {
     blas_detail::ComplexGroup<K, Real> xv, yv, wv;
     xv.load(c, g, xp);

@@ -181,6 +181,40 @@ TEST(Blas, PackedComplexVisitsEveryComplexNumberOnce) {
   }
 }
 
+// The CPU's runs of complex numbers (blas_detail::ComplexRuns) cover the same real parts as
+// real_index, each once, with the imaginary parts chunk further, wherever a chunk holds a multiple
+// of 8: LayoutRight with 8 and 16 lanes, and LayoutLeft, whose chunks of 8 x 3 x 67 complex
+// numbers end in a run shorter than 64. Pairs and 4 lanes are left to the general path.
+TEST(Blas, ComplexRunsVisitEveryComplexNumberOnce) {
+  struct Case {
+    int lanes;
+    index_t sites;
+    bool left, pairs, usable;
+  };
+  for (const Case& k : {Case{8, 5, false, false, true}, Case{16, 5, false, false, true}, Case{8, 67, true, false, true},
+                        Case{4, 5, false, false, false}, Case{8, 5, false, true, false}}) {
+    const KernelLayout l{.lanes = k.lanes, .blocks = 3};
+    const KernelLayout::Strides strides = l.spinor_strides(k.left, k.sites, k.pairs);
+    const PackedComplex c{k.sites, l.blocks, l.lanes, strides};
+    const blas_detail::ComplexRuns runs(c);
+    ASSERT_EQ(runs.usable(), k.usable) << "lanes " << k.lanes << (k.left ? " left" : "") << (k.pairs ? " pairs" : "");
+    if (!k.usable) continue;
+    ASSERT_EQ(runs.chunk, c.imag_offset());
+    std::vector<index_t> by_runs, by_chunks;
+    for (index_t r = 0; r < runs.count; ++r) {
+      index_t re, n;
+      runs.bounds(r, re, n);
+      ASSERT_EQ(n % 8, 0);
+      ASSERT_LE(n, blas_detail::ComplexRuns::kRun);
+      for (index_t j = 0; j < n; ++j) by_runs.push_back(re + j);
+    }
+    for (index_t i = 0; i < c.count(); ++i) by_chunks.push_back(c.real_index(i));
+    std::sort(by_runs.begin(), by_runs.end());
+    std::sort(by_chunks.begin(), by_chunks.end());
+    EXPECT_EQ(by_runs, by_chunks) << "lanes " << k.lanes << (k.left ? " left" : "");
+  }
+}
+
 // SpinorSlots::reals, the site's arithmetic done once, gives every real where index() does, in
 // every layout; a folded one through a map of sites to slots.
 TEST(Blas, SpinorSlotsRealsAreTheIndexOfEachReal) {
