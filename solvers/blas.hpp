@@ -284,12 +284,18 @@ struct ComplexGroup {
   }
 };
 
-// y = a x + b y at element j of the groups, a = (ar, ai) and b = (br, bi) complex.
+// y = a x + b y for one complex number, a = (ar, ai) and b = (br, bi): the one place of the formula.
+template <class Real>
+DSLASH_INLINE_FUNCTION void caxpby_value(Real ar, Real ai, Real br, Real bi, Real xr, Real xi, Real& yr, Real& yi) {
+  const Real y_re = yr, y_im = yi;
+  yr = ar * xr - ai * xi + br * y_re - bi * y_im;
+  yi = ar * xi + ai * xr + br * y_im + bi * y_re;
+}
+
+// y = a x + b y at element j of the groups.
 template <int K, class Real>
 DSLASH_INLINE_FUNCTION void caxpby_at(int j, Real ar, Real ai, Real br, Real bi, const ComplexGroup<K, Real>& x, ComplexGroup<K, Real>& y) {
-  const Real yr = y.re[j], yi = y.im[j];
-  y.re[j] = ar * x.re[j] - ai * x.im[j] + br * yr - bi * yi;
-  y.im[j] = ar * x.im[j] + ai * x.re[j] + br * yi + bi * yr;
+  caxpby_value(ar, ai, br, bi, x.re[j], x.im[j], y.re[j], y.im[j]);
 }
 
 // On a CPU the complex passes walk runs of complex numbers whose real parts are adjacent in the
@@ -376,11 +382,7 @@ void caxpby(const PackedComplex& c, std::complex<double> a, const View<Real, 1, 
         const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi;  // in registers: the stores below cannot change them
         const Real *__restrict__ xr = xp + re, *__restrict__ xi = xr + runs.chunk;
         Real *__restrict__ yr = yp + re, *__restrict__ yi = yr + runs.chunk;
-        for (index_t j = 0; j < n; ++j) {
-          const Real y_re = yr[j], y_im = yi[j];
-          yr[j] = ar_ * xr[j] - ai_ * xi[j] + br_ * y_re - bi_ * y_im;
-          yi[j] = ar_ * xi[j] + ai_ * xr[j] + br_ * y_im + bi_ * y_re;
-        }
+        for (index_t j = 0; j < n; ++j) blas_detail::caxpby_value(ar_, ai_, br_, bi_, xr[j], xi[j], yr[j], yi[j]);
       });
       return;
     }
@@ -467,9 +469,8 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
         double s_norm = 0, s_re = 0, s_im = 0;
 #pragma omp simd reduction(+ : s_norm, s_re, s_im)
         for (index_t j = 0; j < n; ++j) {
-          const Real y_re = yr[j], y_im = yi[j];
-          const Real v_re = ar_ * xr[j] - ai_ * xi[j] + br_ * y_re - bi_ * y_im;
-          const Real v_im = ar_ * xi[j] + ai_ * xr[j] + br_ * y_im + bi_ * y_re;
+          Real v_re = yr[j], v_im = yi[j];
+          blas_detail::caxpby_value(ar_, ai_, br_, bi_, xr[j], xi[j], v_re, v_im);
           yr[j] = v_re;
           yi[j] = v_im;
           const double dvr = v_re, dvi = v_im, dwr = wr[j], dwi = wi[j];
