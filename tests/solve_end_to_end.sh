@@ -91,6 +91,9 @@ launches = {e["label"]: e for e in j["profile"]["launches"]}
 dslash_calls = sum(e["calls"] for label, e in launches.items() if label.startswith("dslash_vnode_"))
 assert dslash_calls == j["dslash_applications"]["single"] + j["dslash_applications"]["double"], (dslash_calls, j["dslash_applications"])
 assert sum(e["seconds"] for e in launches.values()) <= j["time_s"] * 1.001 and j["profile"]["outside_launches_s"] >= -1e-3, j["profile"]
+# Each label's fastest and slowest call bracket its mean.
+for e in launches.values():
+    assert 0 < e["min_seconds"] <= e["seconds"] / e["calls"] * (1 + 1e-9) and e["seconds"] / e["calls"] <= e["max_seconds"] * (1 + 1e-9), e
 assert check("cg_double", "b.npy", 1e-10)["profile"] is None
 j = check("mrhs_mixed", "b8.npy", 1e-10)
 assert len(j["solves"]) == 1 and j["solves"][0]["rhs"] == 8 and len(j["true_residuals"]) == 8

@@ -89,11 +89,16 @@ class LaunchProfile {
   struct Entry {
     std::int64_t calls = 0;
     double seconds = 0;
+    // The fastest and slowest call: a mean alone does not say whether every call is slow or a few
+    // are (a core held up, a cold cache after the Dslash).
+    double min_s = 0, max_s = 0;
   };
   void start() {
     set_kernel_hook([this](std::string_view label, double seconds) {
       const std::lock_guard<std::mutex> lock(mutex_);  // a progress thread may launch too
       Entry& e = entries_[std::string(label)];
+      e.min_s = e.calls == 0 ? seconds : std::min(e.min_s, seconds);
+      e.max_s = std::max(e.max_s, seconds);
       ++e.calls;
       e.seconds += seconds;
     });
@@ -459,9 +464,11 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       const double launches = out.profile->total_seconds();
       std::printf("profile: the solve's %.4f s by launch%s (each launch waits for its end, so the solve is slower than without --profile)\n", time_s,
                   distributed ? " on rank 0" : "");
+      std::printf("  %-44s %14s %12s %7s   %s\n", "launch", "calls", "total", "share", "ms a call: min / mean / max");
       for (const auto& [label, e] : out.profile->by_time()) {
-        std::printf("  %-44s %8lld calls %10.4f s %6.1f%%\n", label.c_str(), static_cast<long long>(e.calls), e.seconds, 100 * e.seconds / time_s);
-        profile["launches"].push_back({{"label", label}, {"calls", e.calls}, {"seconds", e.seconds}});
+        std::printf("  %-44s %8lld calls %10.4f s %6.1f%%   %.3f / %.3f / %.3f\n", label.c_str(), static_cast<long long>(e.calls), e.seconds,
+                    100 * e.seconds / time_s, 1e3 * e.min_s, 1e3 * e.seconds / static_cast<double>(e.calls), 1e3 * e.max_s);
+        profile["launches"].push_back({{"label", label}, {"calls", e.calls}, {"seconds", e.seconds}, {"min_seconds", e.min_s}, {"max_seconds", e.max_s}});
       }
       std::printf("  %-44s %25.4f s %6.1f%%\n", "outside launches (copies, MPI, host)", time_s - launches, 100 * (time_s - launches) / time_s);
       profile["outside_launches_s"] = time_s - launches;
