@@ -74,6 +74,8 @@ struct SpinorSlots {
     DSLASH_INLINE_FUNCTION index_t operator[](int c) const { return pairs ? base + (c & ~1) * component + (c & 1) : base + c * component; }
   };
   DSLASH_INLINE_FUNCTION SiteReals reals(index_t i, int r) const { return {index(i, r, 0), strides.component * lanes, strides.pairs}; }
+  // Where real c is from a (site, right-hand side)'s first: the same for all of them.
+  DSLASH_INLINE_FUNCTION SiteReals offsets() const { return {0, strides.component * lanes, strides.pairs}; }
 };
 
 // The complex layout of the kernel's spinor buffers (input and output alike).
@@ -150,6 +152,29 @@ void convert_copy(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, 
     To w[K];
     for (int j = 0; j < K; ++j) w[j] = static_cast<To>(v[j]);
     g.store(yp, w);
+  });
+}
+
+// y += x and x = 0, converting x to y's precision (buffers of the same layout, element by element):
+// a reliable update's x += x_s in one pass instead of a conversion, an axpy and a fill.
+template <class To, class From, class Space>
+void add_and_zero(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, LayoutRight, Space>& y) {
+  if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
+  using Narrow = std::conditional_t<(sizeof(To) < sizeof(From)), To, From>;
+  constexpr int K = blas_detail::kGroup<Narrow, Space>;
+  From* xp = x.data();
+  To* yp = y.data();
+  blas_detail::for_each_group<Narrow, Space>("blas_add_and_zero", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
+    From v[K], zero[K];
+    To w[K];
+    g.load(xp, v);
+    g.load(yp, w);
+    for (int j = 0; j < K; ++j) {
+      w[j] += static_cast<To>(v[j]);
+      zero[j] = From(0);
+    }
+    g.store(yp, w);
+    g.store(xp, zero);
   });
 }
 

@@ -17,7 +17,9 @@
 
 #define DSLASH_INSTANTIATE_CONVERT(To, From, Space)                                                                                  \
   template void convert<To, From, Space>(const EvenOddWilson<From, Space>&, const EvenOddWilson<From, Space>::vector_type&, \
-                                         const EvenOddWilson<To, Space>&, const EvenOddWilson<To, Space>::vector_type&);
+                                         const EvenOddWilson<To, Space>&, const EvenOddWilson<To, Space>::vector_type&);    \
+  template void add_and_zero<To, From, Space>(const EvenOddWilson<From, Space>&, const EvenOddWilson<From, Space>::vector_type&, \
+                                              const EvenOddWilson<To, Space>&, const EvenOddWilson<To, Space>::vector_type&);
 
 #define DSLASH_INSTANTIATE_SOLVERS(Space)               \
   template class EvenOddWilson<float, Space>;           \

@@ -117,11 +117,9 @@ class Updater {
     recomputed_ = true;
   }
 
-  // x += x_s, x_s = 0, r = b - M x in Real, r_s = r.
+  // x += x_s, x_s = 0 (one pass), r = b - M x in Real, r_s = r.
   void recompute() {
-    convert(sloppy_, x_sloppy_, op_, r_);  // r_ holds x_s in Real until the residual overwrites it:
-    axpy(Real(1), r_, x_);                 // one new vector fewer a solve (their first touch is page faults)
-    fill(x_sloppy_, Sloppy(0));
+    add_and_zero(sloppy_, x_sloppy_, op_, x_);
     adopt_residual(std::sqrt(op_.residual(b_, x_, r_)) / b_norm_);
   }
 

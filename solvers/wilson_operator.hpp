@@ -113,5 +113,10 @@ class EvenOddWilson {
 template <class To, class From, class Space>
 void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& src, const EvenOddWilson<To, Space>& op_to,
              const typename EvenOddWilson<To, Space>::vector_type& dst);
+// y += x and x = 0, x of op_from's precision and layout and y of op_to's (both even buffers): a
+// reliable update's x += x_s in one pass.
+template <class To, class From, class Space>
+void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, const EvenOddWilson<To, Space>& op_to,
+                  const typename EvenOddWilson<To, Space>::vector_type& y);
 
 }  // namespace dslash

@@ -173,6 +173,39 @@ std::optional<double> EvenOddWilson<Real, Space>::hop_xpay(Subset out, bool dagg
   return counted([&] { return hopping_->apply_xpay(out, dagger, in, a, x, b, result); });
 }
 
+namespace eo_wilson_detail {
+
+// f(to_index, from_index) for every real of an even buffer, between two layouts of it. One launch
+// index is one group of the destination's lanes, whose reals lie side by side component by
+// component: the W lanes of an outer site (vnode: sites site_of_slot[o W + l]) or of a block of
+// right-hand sides (mrhs: right-hand sides b W + l of one site). The lanes' sources are found once,
+// and the stores go in the destination's order, a cache line at a time. (A (site, right-hand side)
+// an index, its 24 reals a line apart each: 2.4-2.6x slower, VM, 16^3x32 vnode double <-> single.)
+template <class Space, class F>
+void for_each_real_pair(const char* label, const SpinorSlots& from, const SpinorSlots& to, index_t sites, int nrhs, const F& f) {
+  constexpr int kMaxLanes = 16;  // KernelLayout's widest
+  const int lanes = to.lanes;
+  if (lanes > kMaxLanes || (!to.folded && nrhs % lanes != 0))
+    throw std::logic_error("EvenOddWilson: a layout of " + std::to_string(lanes) + " lanes for " + std::to_string(nrhs) + " right-hand sides");
+  const int blocks = to.folded ? nrhs : nrhs / lanes;  // groups a destination site (not folded) or outer site
+  const SpinorSlots::SiteReals to_offset = to.offsets(), from_offset = from.offsets();
+  parallel_for(label, RangePolicy<typename Space::execution_space>(sites * nrhs / lanes), DSLASH_LAMBDA(index_t g) {
+    index_t to_base[kMaxLanes], from_base[kMaxLanes];
+    const index_t outer = g / blocks;
+    const int block = static_cast<int>(g % blocks);
+    for (int l = 0; l < lanes; ++l) {
+      const index_t site = to.folded ? to.site_of_slot[outer * lanes + l] : outer;
+      const int r = to.folded ? block : block * lanes + l;
+      to_base[l] = to.index(site, r, 0);
+      from_base[l] = from.index(site, r, 0);
+    }
+    for (int c = 0; c < 24; ++c)
+      for (int l = 0; l < lanes; ++l) f(to_base[l] + to_offset[c], from_base[l] + from_offset[c]);
+  });
+}
+
+}  // namespace eo_wilson_detail
+
 template <class To, class From, class Space>
 void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& src, const EvenOddWilson<To, Space>& op_to,
              const typename EvenOddWilson<To, Space>::vector_type& dst) {
@@ -180,19 +213,26 @@ void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWi
     convert_copy(src, dst);
     return;
   }
-  const SpinorSlots from = op_from.slots(), to = op_to.slots();
   const From* in = src.data();
   To* out = dst.data();
-  const int nrhs = op_from.config().nrhs;
-  // In the destination's order: its writes are sequential, and the reads of one destination outer
-  // site's lanes fall in one or two source outer sites (measured, 24^4 vnode double <- single, 2
-  // threads: 12.4 ms a call in the sites' order, the destination's lanes scattered).
-  parallel_for("convert_layout", RangePolicy<typename Space::execution_space>(op_from.geometry().half_volume() * nrhs), DSLASH_LAMBDA(index_t n) {
-    const index_t i = to.site_in_order(n / nrhs);
-    const int r = static_cast<int>(n % nrhs);
-    const SpinorSlots::SiteReals out_reals = to.reals(i, r), in_reals = from.reals(i, r);
-    for (int c = 0; c < 24; ++c) out[out_reals[c]] = static_cast<To>(in[in_reals[c]]);
-  });
+  eo_wilson_detail::for_each_real_pair<Space>("convert_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
+                                              DSLASH_LAMBDA(index_t o, index_t i) { out[o] = static_cast<To>(in[i]); });
+}
+
+template <class To, class From, class Space>
+void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, const EvenOddWilson<To, Space>& op_to,
+                  const typename EvenOddWilson<To, Space>::vector_type& y) {
+  if (op_from.complex_layout() == op_to.complex_layout()) {
+    add_and_zero(x, y);
+    return;
+  }
+  From* in = x.data();
+  To* out = y.data();
+  eo_wilson_detail::for_each_real_pair<Space>("add_and_zero_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
+                                              DSLASH_LAMBDA(index_t o, index_t i) {
+                                                out[o] += static_cast<To>(in[i]);
+                                                in[i] = From(0);
+                                              });
 }
 
 }  // namespace dslash

@@ -475,6 +475,50 @@ TEST(EvenOddWilson, ConvertMovesBuffersBetweenPrecisions) {
   }
 }
 
+// add_and_zero() folds a single-precision increment into a double vector, through the layouts'
+// slots where they differ (mrhs, vnode) and element by element where not (naive), and clears the
+// increment: y + x in double exactly, x all zero.
+TEST(EvenOddWilson, AddAndZeroFoldsAnIncrementIntoAVector) {
+  constexpr double kMass = 0.1;
+  const GaugeField<double> u = random_gauge(kFoldable, 13);
+  for (DslashConfig config : configs()) {
+    if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));
+    SCOPED_TRACE(to_string(config.kernel));
+    const EvenOddWilson<double> op_d(u, kMass, config);
+    const EvenOddWilson<float> op_f(convert_precision<float>(u), kMass, config);
+    const std::vector<SpinorField<double>> y = gaussians(kFoldable, Subset::Even, config.nrhs, 50);
+    std::vector<SpinorField<float>> x;
+    for (const SpinorField<double>& f : gaussians(kFoldable, Subset::Even, config.nrhs, 60)) x.push_back(convert_precision<float>(f));
+    const auto yd = op_d.allocate("y");
+    const auto xf = op_f.allocate("x");
+    op_d.pack(y, yd);
+    op_f.pack(x, xf);
+    add_and_zero(op_f, xf, op_d, yd);
+    std::vector<SpinorField<double>> sum = empty_fields(kFoldable, Subset::Even, config.nrhs);
+    op_d.unpack(yd, sum);
+    for (int r = 0; r < config.nrhs; ++r) {
+      const auto k = static_cast<std::size_t>(r);
+      for (site_t i = 0; i < y[k].sites(); ++i)
+        for (int s = 0; s < 4; ++s)
+          for (int c = 0; c < 3; ++c) ASSERT_EQ(sum[k](i, s, c), y[k](i, s, c) + std::complex<double>(x[k](i, s, c))) << "rhs " << r << " site " << i;
+    }
+    for (std::size_t j = 0; j < xf.size(); ++j) ASSERT_EQ(xf.data()[j], 0.0f) << "real " << j << " of the increment";
+    // The same precision: element by element in any layout.
+    const auto zd = op_d.allocate("z");
+    op_d.pack(y, zd);
+    add_and_zero(op_d, zd, op_d, yd);
+    op_d.unpack(yd, sum);
+    for (int r = 0; r < config.nrhs; ++r) {
+      const auto k = static_cast<std::size_t>(r);
+      for (site_t i = 0; i < y[k].sites(); ++i)
+        for (int s = 0; s < 4; ++s)
+          for (int c = 0; c < 3; ++c)
+            ASSERT_EQ(sum[k](i, s, c), y[k](i, s, c) + std::complex<double>(x[k](i, s, c)) + y[k](i, s, c)) << "rhs " << r << " site " << i;
+    }
+    for (std::size_t j = 0; j < zd.size(); ++j) ASSERT_EQ(zd.data()[j], 0.0) << "real " << j;
+  }
+}
+
 TEST(EvenOddWilson, RefusesANonPositiveDiagonal) {
   const GaugeField<double> u = random_gauge(kSmallLattice, 1);
   EXPECT_THROW(EvenOddWilson<double>(u, -4.0, {}), std::invalid_argument);
