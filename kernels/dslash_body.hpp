@@ -55,10 +55,14 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 // StreamLinks: read the links evict-first (simd::load_once), and in single precision the neighbour
 // spinors with a 256-byte L2 fetch (simd::load_fetch_256b), for the GPU's naive team launch only
 // (for_each_site says why).
-// Xpay: the epilogue of RunArgs (out = a x + b D in, and its norm), for the even-odd operator's
-// second hop (DslashKernel::apply_xpay).
-template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, bool Xpay = false>
+// E: the epilogue of RunArgs for the even-odd operator's second hop (DslashKernel::apply_xpay):
+// out = a x + b D in with its norm (Norm, CG), and <w, out> too (NormDot, BiCGStab).
+template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, Epilogue E = Epilogue::None>
 struct DslashBody {
+  static constexpr bool Xpay = E != Epilogue::None;
+  // What a launch sums over its sites: the norm alone in one double, which keeps CG's kernels as
+  // they were (the GPU's naive CG 6-24% slower with three sums in every epilogue launch).
+  using Sums = std::conditional_t<E == Epilogue::NormDot, EpilogueSums, double>;
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
   static constexpr int kRowReals = 6 * kLinkLanes;        // one colour row of one link: 3 complex
@@ -333,9 +337,9 @@ struct DslashBody {
     }
   }
 
-  // norm2: the epilogue's sum of squares (untouched without Xpay).
+  // sums: the epilogue's (untouched without Xpay).
   template <bool Dagger>
-  DSLASH_INLINE_FUNCTION void site(index_t i, const index_t (&x)[4], double& norm2) const {
+  DSLASH_INLINE_FUNCTION void site(index_t i, const index_t (&x)[4], Sums& sums) const {
     const Real* links = site_links(i);
     if constexpr (kSimt) {
       // A GPU thread finds each neighbour just before its hop: with all eight found up front (as a
@@ -347,7 +351,7 @@ struct DslashBody {
         C acc[3][4];
         zero(acc);
         [&]<int... H>(std::integer_sequence<int, H...>) { (hop<Dagger, H>(acc, x, b, links), ...); }(std::make_integer_sequence<int, 8>{});
-        store(acc, i, b, false, norm2);
+        store(acc, i, b, false, sums);
       }
       return;
     }
@@ -377,7 +381,7 @@ struct DslashBody {
       if (boundary && halo_in_kernel) {
         [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
       }
-      store(acc, i, b, boundary && !halo_in_kernel, norm2);
+      store(acc, i, b, boundary && !halo_in_kernel, sums);
     }
   }
 
@@ -441,10 +445,12 @@ struct DslashBody {
       for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
   }
 
-  // The epilogue at output site i, block b: acc <- a x + b acc, and norm2 += ||acc||^2 (the site's
-  // 24 squares summed in Real, lane by lane; the sites in double).
-  DSLASH_FORCE_INLINE void xpay(C (&acc)[3][4], index_t i, int b, double& norm2) const {
-    const Real* x = a.xpay_x + (i * a.site_stride + b * a.block_stride) * W;
+  // The epilogue at output site i, block b: acc <- a x + b acc; the norm += ||acc||^2 and, NormDot,
+  // sums[1] + i sums[2] += <w, acc> = sum conj(w) acc (BiCGStab's M passes). A site's products are
+  // summed in Real, lane by lane; the sites in double.
+  DSLASH_FORCE_INLINE void xpay(C (&acc)[3][4], index_t i, int b, Sums& sums) const {
+    const index_t offset = (i * a.site_stride + b * a.block_stride) * W;
+    const Real* x = a.xpay_x + offset;
     const Vec xa(a.xpay_a), xb(a.xpay_b);
     Vec squares(Real(0));
     for (int sp = 0; sp < 4; ++sp)
@@ -454,18 +460,37 @@ struct DslashBody {
         z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
         squares = squares + z.re * z.re + z.im * z.im;
       }
+    if constexpr (E == Epilogue::Norm) {
+      add_lanes(squares, sums);
+    } else {
+      add_lanes(squares, sums[0]);
+      const Real* w = a.xpay_w + offset;
+      Vec dot_re(Real(0)), dot_im(Real(0));
+      for (int sp = 0; sp < 4; ++sp)
+        for (int r = 0; r < 3; ++r) {
+          const C wv = load_component<Vec, kPairs>(w, 3 * sp + r, component_stride());
+          const C& z = acc[r][sp];
+          dot_re = dot_re + wv.re * z.re + wv.im * z.im;
+          dot_im = dot_im + wv.re * z.im - wv.im * z.re;
+        }
+      add_lanes(dot_re, sums[1]);
+      add_lanes(dot_im, sums[2]);
+    }
+  }
+  // sum += the lanes of v, in double.
+  DSLASH_FORCE_INLINE static void add_lanes(const Vec& v, double& sum) {
     if constexpr (kSimt) {
-      norm2 += static_cast<double>(squares.v);  // this thread's lane; the reduction adds the others
+      sum += static_cast<double>(v.v);  // this thread's lane; the reduction adds the others
     } else {
       alignas(64) Real lanes[W];
-      squares.store_aligned(lanes);
-      for (int l = 0; l < W; ++l) norm2 += static_cast<double>(lanes[l]);
+      v.store_aligned(lanes);
+      for (int l = 0; l < W; ++l) sum += static_cast<double>(lanes[l]);
     }
   }
 
   // The accumulator of output site i, block b: streamed out, or kept in cache for a boundary site.
-  DSLASH_FORCE_INLINE void store(C (&acc)[3][4], index_t i, int b, bool boundary, double& norm2) const {
-    if constexpr (Xpay) xpay(acc, i, b, norm2);
+  DSLASH_FORCE_INLINE void store(C (&acc)[3][4], index_t i, int b, bool boundary, Sums& sums) const {
+    if constexpr (Xpay) xpay(acc, i, b, sums);
     Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
     for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
       for (int r = 0; r < 3; ++r) {
@@ -485,47 +510,47 @@ struct DslashBody {
       }
   }
 
-  // A launch of f(index..., double& sum): with Xpay a parallel_reduce whose sum it returns, else a
-  // parallel_for (the sum a dead local).
+  // A launch of f(index..., Sums& sums): with Xpay a parallel_reduce whose sums it returns, else a
+  // parallel_for (the sums a dead local).
   template <class F>
   struct WithoutSum {
     F f;
     template <class... I>
     DSLASH_INLINE_FUNCTION void operator()(const I&... i) const {
-      double unused = 0;
+      Sums unused{};
       f(i..., unused);
     }
   };
   template <class Policy, class F>
-  double launch(const Policy& policy, const F& f) const {
-    double sum = 0;
+  Sums launch(const Policy& policy, const F& f) const {
+    Sums sum{};
     if constexpr (Xpay) parallel_reduce(a.label, policy, f, sum);
     else parallel_for(a.label, policy, WithoutSum<F>{f});
     return sum;
   }
 
-  // Runs site_fn(body, i, x, norm2) over the launch's sites in the order of a.dispatch, on Exec, and
-  // returns the sum of norm2 (the epilogue's; 0 without Xpay). Each site is one index of vector
+  // Runs site_fn(body, i, x, sums) over the launch's sites in the order of a.dispatch, on Exec, and
+  // returns the sums (the epilogue's; zero without Xpay). Each site is one index of vector
   // length W on a GPU (W threads, one per lane), of vector length 1 on a CPU (the lanes are the
   // register). site_fn is copied into the launch, so on a GPU it holds no host pointers: it gets the
   // body to work with.
   template <class Exec = DefaultExecutionSpace, class SiteFn>
-  double for_each_site(const SiteFn& site_fn) const {
+  Sums for_each_site(const SiteFn& site_fn) const {
     constexpr int kIndexLanes = kSimt ? W : 1;
     const DslashBody body = *this;
     const index_t first = first_site(), n = first + launch_sites(), x_ext = x_extent;
-    double norm2 = 0;
+    Sums sums{};
     switch (a.dispatch) {
       case Dispatch::Range:
-        norm2 = launch(RangePolicy<Exec>(first, n, kIndexLanes), DSLASH_LAMBDA(index_t i, double& sum) {
+        sums = launch(RangePolicy<Exec>(first, n, kIndexLanes), DSLASH_LAMBDA(index_t i, Sums& sum) {
           index_t x[4];
           body.coords(i, x);
           site_fn(body, i, x, sum);
         });
         break;
       case Dispatch::MDRange:
-        norm2 = launch(MDRangePolicy<4, Exec>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile, kIndexLanes),
-                       DSLASH_LAMBDA(index_t xi, index_t y, index_t z, index_t t, double& sum) {
+        sums = launch(MDRangePolicy<4, Exec>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile, kIndexLanes),
+                      DSLASH_LAMBDA(index_t xi, index_t y, index_t z, index_t t, Sums& sum) {
                          index_t x[4];
                          body.coords(xi, y, z, t, x);
                          site_fn(body, xi + x_ext * (y + body.a.outer[1] * (z + body.a.outer[2] * t)), x, sum);
@@ -542,10 +567,10 @@ struct DslashBody {
         // Not in range and mdrange: those loads (asm, simd/simt.hpp) are hoisted far ahead of their
         // use, which the team kernel holds in 248 registers and the others, with their index
         // arithmetic, spill (naive single range 71 -> 51%); nor for mrhs (single team 43 -> 19%).
-        using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive, Xpay>;
+        using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive, E>;
         const TeamBody team_body(a);
         const index_t chunk = a.sites_per_team;
-        norm2 = launch(TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m, double& sum) {
+        sums = launch(TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m, Sums& sum) {
           const index_t base = first + m.league_rank() * chunk;
           parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t j) {
             index_t x[4];
@@ -560,7 +585,7 @@ struct DslashBody {
 #pragma omp parallel
       simd::store_fence();  // streaming stores are weakly ordered: publish them before anyone reads
     }
-    return norm2;
+    return sums;
   }
 };
 
@@ -568,16 +593,17 @@ struct DslashBody {
 template <bool Dagger>
 struct DslashSite {
   template <class Body>
-  DSLASH_INLINE_FUNCTION void operator()(const Body& body, index_t i, const index_t (&x)[4], double& norm2) const {
-    body.template site<Dagger>(i, x, norm2);
+  DSLASH_INLINE_FUNCTION void operator()(const Body& body, index_t i, const index_t (&x)[4], typename Body::Sums& sums) const {
+    body.template site<Dagger>(i, x, sums);
   }
 };
 
-template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, bool Xpay, class Exec>
+template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, Epilogue E, class Exec>
 void launch_dslash(const RunArgs<Real>& args) {
-  const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, Xpay> body(args);
-  const double norm2 = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
-  if constexpr (Xpay) *args.norm2 = norm2;
+  const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, E> body(args);
+  const auto sums = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
+  if constexpr (E == Epilogue::Norm) *args.sums = {sums, 0, 0};
+  if constexpr (E == Epilogue::NormDot) *args.sums = sums;
 }
 
 // Calls launch<SiteMajor, Reals>() for the layout and gauge compression of args: each is a template
@@ -600,6 +626,12 @@ void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch
 // Whether the epilogue is built for 12-real links too: the GPU's naive kernel (one SIMT lane a site).
 template <class Vec>
 inline constexpr bool xpay_with_compressed_links = simd::is_simt<Vec> && Vec::size == 1;
+// Whether it is built with the inner product (BiCGStab): not in the GPU's naive kernel, where the
+// BLAS pass was as fast or faster (H200, 32^4 BiCGStab, three interleaved rounds: double 0.0315-0.0344
+// -> 0.0305-0.0327 s, mixed 0.0242-0.0248 -> 0.0253-0.0274 s); vnode's GPU and CPU solves gained
+// 3-15% (docs/performance/HISTORY.md).
+template <class Vec>
+inline constexpr bool xpay_with_dot = !(simd::is_simt<Vec> && Vec::size == 1);
 
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
@@ -609,11 +641,15 @@ void run_dslash(const RunArgs<Real>& args) {
   // links in the GPU's naive kernel, the single-precision operator of a mixed solve with
   // --compress-sloppy 12 (H200, 32^4 CG: 1.36x its Dslash time without the epilogue). For every
   // family and compression it doubled the kernel build and stalled the sanitizer preset.
+  // The inner product (BiCGStab) for whole links only (DslashKernel::fuses_xpay).
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() {
-    if constexpr (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec>)) {
-      if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, true, Exec>(args);
+    if constexpr (Reals == 18 && xpay_with_dot<Vec>) {
+      if (args.xpay_w != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::NormDot, Exec>(args);
     }
-    launch_dslash<Real, Vec, Folded, SiteMajor, Reals, false, Exec>(args);
+    if constexpr (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec>)) {
+      if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::Norm, Exec>(args);
+    }
+    launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::None, Exec>(args);
   });
 }
 

@@ -283,30 +283,33 @@ void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_v
 }
 
 template <class Real, class Space>
-double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const {
-  if (const std::string why = xpay_refusal(false); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
-  return apply_xpay(in, a, x, b, out, ReceivedHalo<Real>{});
+NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                              const spinor_view* w) const {
+  if (const std::string why = xpay_refusal(false, w != nullptr); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  return apply_xpay(in, a, x, b, out, ReceivedHalo<Real>{}, w);
 }
 
 template <class Real, class Space>
-double DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                             const ReceivedHalo<Real>& received) const {
-  if (const std::string why = xpay_refusal(true); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                              const ReceivedHalo<Real>& received, const spinor_view* w) const {
+  if (const std::string why = xpay_refusal(true, w != nullptr); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
   if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end()) check_received(received);
   if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  if (w != nullptr && w->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
   RunArgs<Real> args = run_args(in, out, 0, outer_t());
-  double norm2 = 0;
+  EpilogueSums sums{};
   args.received = received;
   args.xpay_x = x.data();
+  args.xpay_w = w != nullptr ? w->data() : nullptr;
   args.xpay_a = a;
   args.xpay_b = b;
-  args.norm2 = &norm2;
+  args.sums = &sums;
   runner_(args);
-  return norm2;
+  return {sums[0], {sums[1], sums[2]}};
 }
 
 template <class Real, class Space>
-std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo) const {
+std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo, bool with_dot) const {
   const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end();
   if (split && !with_halo)
     return "apply_xpay needs every direction on this process, or the halo read in the kernel (its faces would be added after the epilogue)";
@@ -315,6 +318,9 @@ std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo) const {
   const bool gpu_naive_12 = !Space::host_accessible && cfg_.kernel == KernelFamily::Naive && cfg_.compress == 12;
   if (cfg_.compress != 18 && !gpu_naive_12)
     return "apply_xpay needs whole links (18 reals; 12 in the GPU's naive kernel); this kernel stores " + std::to_string(cfg_.compress);
+  if (with_dot && cfg_.compress != 18) return "apply_xpay with an inner product needs whole links (18 reals); this kernel stores " + std::to_string(cfg_.compress);
+  if (with_dot && !Space::host_accessible && cfg_.kernel == KernelFamily::Naive)
+    return "apply_xpay with an inner product is not built for the GPU's naive kernel (its BLAS pass is as fast)";
   return {};
 }
 

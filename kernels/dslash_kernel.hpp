@@ -12,6 +12,7 @@
 // with SIMT lanes (SimdIsa::Simt) and the component-major layout, site fastest, that a warp
 // coalesces; config().isa and config().layout say so. apply() is then asynchronous, as a GPU launch
 // (Cuda::fence() waits); pack, unpack and the vector apply() copy through host memory and wait.
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,13 @@
 #include "kernels/kernel_layout.hpp"
 
 namespace dslash {
+
+// ||y||^2 and <w, y> = sum conj(w) y of a buffer, summed in double: what the epilogue of
+// DslashKernel::apply_xpay returns, and the solvers' fused BLAS passes (solvers/blas.hpp).
+struct NormDot {
+  double norm2 = 0;
+  std::complex<double> dot;
+};
 
 // The SIMD probe of an instruction set (for tests); throws if it is not compiled in.
 template <class Real>
@@ -88,20 +96,24 @@ class DslashKernel {
   // std::invalid_argument on the GPU or where a split direction has no message.
   void apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const;
   // out = a x + b D in in one pass (QUDA's Dslash with xpay; x in the output's layout), returning
-  // ||out||^2 summed in double over this process's sites: the even-odd operator's last pass fused
-  // into its second hop. Waits for the GPU (the sum comes back to the host). Only where
-  // fuses_xpay(): throws std::invalid_argument on a kernel whose faces are completed later or whose
-  // links are compressed. With split directions, only with their received halo (the apply above).
-  double apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out) const;
-  double apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const ReceivedHalo<Real>& received) const;
+  // ||out||^2 and, where w is given, <w, out> (BiCGStab's), summed in double over this process's
+  // sites: the even-odd operator's last pass fused into its second hop. Waits for the GPU (the sums
+  // come back to the host). Only where fuses_xpay(): throws std::invalid_argument on a kernel whose
+  // faces are completed later or whose links are compressed. With split directions, only with
+  // their received halo (the apply above).
+  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const spinor_view* w = nullptr) const;
+  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const ReceivedHalo<Real>& received,
+                     const spinor_view* w = nullptr) const;
   // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
   // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
   // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,
   // prefetch_later_links).
   bool prefetches_links() const { return prefetch_links_; }
-  // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those alone,
-  // kernels/dslash_body.hpp), and no halo directions, or (with_halo) their halo read in the kernel.
-  bool fuses_xpay(bool with_halo = false) const { return xpay_refusal(with_halo).empty(); }
+  // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those, and
+  // without the inner product for the GPU naive kernel's 12: kernels/dslash_body.hpp), and no halo
+  // directions, or (with_halo) their halo read in the kernel. With the inner product (with_dot):
+  // not in the GPU's naive kernel.
+  bool fuses_xpay(bool with_halo = false, bool with_dot = false) const { return xpay_refusal(with_halo, with_dot).empty(); }
   // The z-planes a block of the team traversal holds (config().block_z as resolved).
   index_t block_z() const { return cfg_.block_z; }
   // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
@@ -126,7 +138,7 @@ class DslashKernel {
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
-  std::string xpay_refusal(bool with_halo) const;  // why apply_xpay cannot run here; empty where it can
+  std::string xpay_refusal(bool with_halo, bool with_dot) const;  // why apply_xpay cannot run here; empty where it can
   // The halo's checks of apply(in, out, received): the GPU, a split direction without its messages.
   void check_received(const ReceivedHalo<Real>& received) const;
   RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;

@@ -92,7 +92,7 @@ double body_flops(int repeats) {
       for (index_t i = 0; i < kSites; ++i) {
         index_t x[4];
         body.coords(i, x);
-        double unused = 0;
+        typename Body::Sums unused{};
         body.template site<false>(i, x, unused);
       }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -114,7 +114,7 @@ void launch_traffic(const RunArgs<Real>& args) {
   constexpr int W = Body::W, kLinkVectors = 8 * Body::kLinkReals / W;
   const Body body(args);
   const index_t cs = body.component_stride(), ls = body.link_stride();
-  body.for_each_site([&](const Body&, index_t i, const index_t (&x)[4], double&) {
+  body.for_each_site([&](const Body&, index_t i, const index_t (&x)[4], typename Body::Sums&) {
     index_t nb[8];
     bool wraps = false;
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = body.template neighbour<H>(x, wraps)), ...); }(std::make_integer_sequence<int, 8>{});

@@ -464,12 +464,6 @@ void caxpbypcz(const PackedComplex& layout, std::complex<double> a, const View<R
   });
 }
 
-// ||y||^2 and <w, y> of a buffer, summed in double.
-struct NormDot {
-  double norm2 = 0;
-  std::complex<double> dot;
-};
-
 // y = a x + b y with complex a and b, returning ||y||^2 and <w, y> of the new y from the same pass:
 // BiCGStab's last pass of M (v = M p with <r0, v>; t = M s with ||t||^2 and <s, t>) and its
 // residual update (r = s - omega t with ||r||^2 and the next <r0, r>).

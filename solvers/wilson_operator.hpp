@@ -86,13 +86,14 @@ class EvenOddWilson {
  private:
   const DslashKernel<Real, Space>& d_eo() const { return hopping_->kernel(Subset::Even, false); }
   const DslashKernel<Real, Space>& kernel(Subset parity) const { return hopping_->kernel(parity, false); }
-  void two_hops(const vector_type& in, const vector_type& out, bool dagger) const;
-  // out = M_ee_hat in (or its dagger), returning ||out||^2 on this process when want_norm2 (else 0).
-  double apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2) const;
-  // D_{out<-in} in (or its dagger), counted and timed; hop_xpay: a x + b D in with its norm, where
-  // the hopping term fuses them (else nullopt, nothing done).
+  // out = M_ee_hat in (or its dagger), returning on this process ||out||^2 when want_norm2 and <w, out>
+  // where w is given (else zeros).
+  NormDot apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w = nullptr) const;
+  // D_{out<-in} in (or its dagger), counted and timed; hop_xpay: a x + b D in with its norm (and
+  // <w, result> where w is given), where the hopping term fuses them (else nullopt, nothing done).
   void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
-  std::optional<double> hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result) const;
+  std::optional<NormDot> hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
+                                  const vector_type* w) const;
   // Runs a hopping-term call that returns once its kernel has ended and whether it ran; a call that
   // ran counts as one Dslash application and adds its time.
   template <class Call>

@@ -185,14 +185,16 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
       EXPECT_THROW(d.apply(in, in_kernel, ReceivedHalo<Real>{}), std::invalid_argument);
       EXPECT_THROW(d.apply_xpay(in, Real(1), fused, Real(1), chi), std::invalid_argument);  // the faces would come after the epilogue
     }
-    // The epilogue after the halo's hops: out = a x + b D in, and its norm, against the plain result.
+    // The epilogue after the halo's hops: out = a x + b D in, its norm and <D in, out>, against the
+    // plain result.
     if (!d.fuses_xpay(true)) return;
     const View<Real, 1> xpay = d.allocate_spinors("xpay");
     const Real a = Real(1.5), b = Real(-0.25);
-    const double norm2 = d.apply_xpay(in, a, in_kernel, b, xpay, faces.received(messages));
+    const NormDot sums = d.apply_xpay(in, a, in_kernel, b, xpay, faces.received(messages), &chi);
     std::vector<SpinorField<Real>> result_xpay;
     d.unpack(xpay, result_xpay);
     double expect_norm2 = 0;
+    std::complex<double> expect_dot = 0;
     for (int r = 0; r < cfg.nrhs; ++r) {
       const auto k = static_cast<std::size_t>(r);
       SpinorField<double> expect(kLattice, cfg.out);
@@ -201,10 +203,14 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
           for (int c = 0; c < 3; ++c) {
             expect(site, sp, c) = (static_cast<double>(a) + static_cast<double>(b)) * std::complex<double>(result[k](site, sp, c));
             expect_norm2 += std::norm(std::complex<double>(result_xpay[k](site, sp, c)));
+            expect_dot += std::conj(std::complex<double>(result[k](site, sp, c))) * std::complex<double>(result_xpay[k](site, sp, c));
           }
       EXPECT_LT(test::relative_difference(result_xpay[k], expect), tolerance) << d.label() << ": the epilogue after the halo's hops, rhs " << r;
     }
-    EXPECT_NEAR(norm2, expect_norm2, tolerance * expect_norm2) << d.label();
+    EXPECT_NEAR(sums.norm2, expect_norm2, tolerance * expect_norm2) << d.label();
+    // w = D in, out = (a + b) D in: <w, out> = (a + b) ||D in||^2, real.
+    EXPECT_NEAR(sums.dot.real(), expect_dot.real(), tolerance * std::abs(expect_dot)) << d.label();
+    EXPECT_NEAR(sums.dot.imag(), expect_dot.imag(), tolerance * std::abs(expect_dot)) << d.label();
   }
 };
 

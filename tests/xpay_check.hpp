@@ -1,8 +1,8 @@
 #pragma once
 // The kernels' xpay epilogue (DslashKernel::apply_xpay), checked the same way on every backend:
-// out = a x + b D in, site by site, against the same kernel's plain D in, and the norm it returns
-// against ||out||^2 summed here in double. Tolerances as the kernel tests (1e-5 single, 1e-12
-// double, relative).
+// out = a x + b D in, site by site, against the same kernel's plain D in, and the norm and inner
+// product it returns against ||out||^2 and <w, out> summed here in double. Tolerances as the kernel
+// tests (1e-5 single, 1e-12 double, relative).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -22,24 +22,33 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
   const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
   const Geometry& geom = d.geometry();
   const int nrhs = d.config().nrhs;
-  std::vector<SpinorField<Real>> in_fields, x_fields;
+  std::vector<SpinorField<Real>> in_fields, x_fields, w_fields;
   for (int r = 0; r < nrhs; ++r) {
     fill_gaussian(in_fields.emplace_back(geom, d.in_subset()), seed + static_cast<std::uint64_t>(r));
     fill_gaussian(x_fields.emplace_back(geom, d.in_subset()), seed + 1000 + static_cast<std::uint64_t>(r));
+    fill_gaussian(w_fields.emplace_back(geom, d.in_subset()), seed + 2000 + static_cast<std::uint64_t>(r));
   }
-  const auto in = d.allocate_spinors("xpay_in"), x = d.allocate_spinors("xpay_x"), plain = d.allocate_spinors("xpay_plain"),
-             fused = d.allocate_spinors("xpay_out");
+  const auto in = d.allocate_spinors("xpay_in"), x = d.allocate_spinors("xpay_x"), w = d.allocate_spinors("xpay_w"), plain = d.allocate_spinors("xpay_plain"),
+             fused = d.allocate_spinors("xpay_out"), fused_w = d.allocate_spinors("xpay_out_w");
   d.pack(in_fields, in);
   d.pack(x_fields, x);  // any values in every slot: unpacked below as output sites, as the epilogue reads them
+  d.pack(w_fields, w);
   const Real a = Real(1.75), b = Real(-0.3);
   d.apply(in, plain);
-  const double norm2 = d.apply_xpay(in, a, x, b, fused);
+  const NormDot sums = d.apply_xpay(in, a, x, b, fused);
+  // The inner product is built for whole links, and not for the GPU's naive kernel: there it refuses.
+  const bool with_dot = d.fuses_xpay(false, true);
+  if (!with_dot) EXPECT_THROW(d.apply_xpay(in, a, x, b, fused_w, &w), std::invalid_argument) << d.label();
+  const NormDot sums_w = with_dot ? d.apply_xpay(in, a, x, b, fused_w, &w) : NormDot{};
 
-  std::vector<SpinorField<Real>> plain_out, fused_out, x_out;
+  std::vector<SpinorField<Real>> plain_out, fused_out, fused_w_out, x_out, w_out;
   d.unpack(plain, plain_out);
   d.unpack(fused, fused_out);
+  d.unpack(fused_w, fused_w_out);
   d.unpack(x, x_out);
-  double expect_norm2 = 0;
+  d.unpack(w, w_out);
+  double expect_norm2 = 0, w_norm2 = 0;
+  std::complex<double> expect_dot = 0;
   for (int r = 0; r < nrhs; ++r) {
     const auto k = static_cast<std::size_t>(r);
     SpinorField<double> expect(geom, d.out_subset());
@@ -49,11 +58,23 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
           const std::complex<double> z = static_cast<double>(a) * std::complex<double>(x_out[k](s, sp, c)) +
                                          static_cast<double>(b) * std::complex<double>(plain_out[k](s, sp, c));
           expect(s, sp, c) = z;
-          expect_norm2 += std::norm(std::complex<double>(fused_out[k](s, sp, c)));
+          const std::complex<double> out(fused_out[k](s, sp, c)), wv(w_out[k](s, sp, c));
+          expect_norm2 += std::norm(out);
+          w_norm2 += std::norm(wv);
+          expect_dot += std::conj(wv) * out;
         }
     EXPECT_LT(relative_difference(fused_out[k], expect), tolerance) << d.label() << " " << to_string(d.out_subset()) << " rhs " << r;
+    if (with_dot) EXPECT_EQ(relative_difference(fused_w_out[k], fused_out[k]), 0.0) << d.label() << ": the inner product changed the output, rhs " << r;
   }
-  EXPECT_NEAR(norm2, expect_norm2, tolerance * expect_norm2) << d.label() << " " << to_string(d.out_subset());
+  const std::string where = d.label() + " " + to_string(d.out_subset());
+  EXPECT_NEAR(sums.norm2, expect_norm2, tolerance * expect_norm2) << where;
+  EXPECT_EQ(sums.dot, std::complex<double>(0)) << where << ": an inner product without w";
+  if (!with_dot) return;
+  EXPECT_EQ(sums_w.norm2, sums.norm2) << where;
+  // |<w, out>| <= ||w|| ||out||: the scale of the sum's rounding.
+  const double dot_scale = std::sqrt(w_norm2 * expect_norm2);
+  EXPECT_NEAR(sums_w.dot.real(), expect_dot.real(), tolerance * dot_scale) << where;
+  EXPECT_NEAR(sums_w.dot.imag(), expect_dot.imag(), tolerance * dot_scale) << where;
 }
 
 // A kernel that cannot fuse the epilogue says so (fuses_xpay) and refuses it with `reason`, writing nothing.

@@ -229,12 +229,12 @@ void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& ou
 }
 
 template <class Real, class Space>
-std::optional<double> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                          Progress progress) {
-  if (!completes_in_kernel(progress) || !kernel_.fuses_xpay(true)) return std::nullopt;
-  Epilogue e{a, b, &x};
+std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                                           Progress progress, const spinor_view* w) {
+  if (!completes_in_kernel(progress) || !kernel_.fuses_xpay(true, w != nullptr)) return std::nullopt;
+  Epilogue e{a, b, &x, w, {}};
   apply_host(in, out, progress, &e);
-  return e.norm2;
+  return e.sums;
 }
 
 template <class Real, class Space>
@@ -260,7 +260,7 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
     std::array<std::array<const Real*, 2>, 4> messages{};
     for_each_split([&](int mu) { messages[static_cast<std::size_t>(mu)] = {received(mu, Hop::Forward), received(mu, Hop::Backward)}; });
     const double i0 = MPI_Wtime();
-    if (epilogue) epilogue->norm2 = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, faces_.received(messages));
+    if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, faces_.received(messages), epilogue->w);
     else kernel_.apply(in, out, faces_.received(messages));
     t.interior = MPI_Wtime() - i0;
   } else if (progress == Progress::None) {

@@ -109,10 +109,11 @@ class HaloDslash {
   // On the GPU it returns with the result complete in `out`.
   void apply(const spinor_view& in, const spinor_view& out, Progress progress);
   // Collective. out = a x + b D in, the even-odd operator's last pass in the kernel's epilogue
-  // (DslashKernel::apply_xpay), returning ||out||^2 on this rank; where the halo's hops are added
-  // in the kernel (completion(progress) is "kernel") and the kernel fuses the epilogue (whole
-  // links). Elsewhere nullopt, with nothing done.
-  std::optional<double> apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, Progress progress);
+  // (DslashKernel::apply_xpay), returning ||out||^2 and, where w is given, <w, out> on this rank;
+  // where the halo's hops are added in the kernel (completion(progress) is "kernel") and the kernel
+  // fuses the epilogue (whole links). Elsewhere nullopt, with nothing done.
+  std::optional<NormDot> apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, Progress progress,
+                                    const spinor_view* w = nullptr);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, Progress progress = Progress::Chunks);
   // Collective. Only the halo exchange of an apply (project, post, wait), untimed: for halo bandwidth.
@@ -146,7 +147,8 @@ class HaloDslash {
   struct Epilogue {  // apply_xpay's
     Real a, b;
     const spinor_view* x;
-    double norm2 = 0;
+    const spinor_view* w;
+    NormDot sums;
   };
   void apply_host(const spinor_view& in, const spinor_view& out, Progress progress, Epilogue* epilogue);
   bool completes_in_kernel(Progress progress) const;

@@ -30,12 +30,12 @@ void HaloHopping<Real, Space>::apply(Subset out, bool dagger, const vector_type&
 }
 
 template <class Real, class Space>
-std::optional<double> HaloHopping<Real, Space>::apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
-                                                           const vector_type& result) const {
+std::optional<NormDot> HaloHopping<Real, Space>::apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
+                                                            const vector_type& result, const vector_type* w) const {
   HaloDslash<Real, Space>& d = halo(out, dagger);
-  const std::optional<double> norm2 = d.apply_xpay(in, a, x, b, result, progress_);
+  const std::optional<NormDot> sums = d.apply_xpay(in, a, x, b, result, progress_, w);
   d.reset_times();
-  return norm2;
+  return sums;
 }
 
 template <class Real, class Space>
