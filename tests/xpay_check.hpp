@@ -38,7 +38,9 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
   const NormDot sums = d.apply_xpay(in, a, x, b, fused);
   // The inner product is built for whole links, and not for the GPU's naive kernel: there it refuses.
   const bool with_dot = d.fuses_xpay(false, true);
-  if (!with_dot) EXPECT_THROW(d.apply_xpay(in, a, x, b, fused_w, &w), std::invalid_argument) << d.label();
+  if (!with_dot) {
+    EXPECT_THROW(d.apply_xpay(in, a, x, b, fused_w, &w), std::invalid_argument) << d.label();
+  }
   const NormDot sums_w = with_dot ? d.apply_xpay(in, a, x, b, fused_w, &w) : NormDot{};
 
   std::vector<SpinorField<Real>> plain_out, fused_out, fused_w_out, x_out, w_out;
@@ -64,7 +66,9 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
           expect_dot += std::conj(wv) * out;
         }
     EXPECT_LT(relative_difference(fused_out[k], expect), tolerance) << d.label() << " " << to_string(d.out_subset()) << " rhs " << r;
-    if (with_dot) EXPECT_EQ(relative_difference(fused_w_out[k], fused_out[k]), 0.0) << d.label() << ": the inner product changed the output, rhs " << r;
+    if (with_dot) {
+      EXPECT_EQ(relative_difference(fused_w_out[k], fused_out[k]), 0.0) << d.label() << ": the inner product changed the output, rhs " << r;
+    }
   }
   const std::string where = d.label() + " " + to_string(d.out_subset());
   EXPECT_NEAR(sums.norm2, expect_norm2, tolerance * expect_norm2) << where;
