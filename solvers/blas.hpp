@@ -58,24 +58,20 @@ struct SpinorSlots {
   const index_t* slot_of_site = nullptr;  // folded: outer index * lanes + lane
   const index_t* site_of_slot = nullptr;  // folded: its inverse
 
-  // The site whose reals come j-th in the buffer's order: walking j, a loop writes (or reads) the
-  // buffer in order, not scattered over its lanes.
-  DSLASH_INLINE_FUNCTION index_t site_in_order(index_t j) const { return folded ? site_of_slot[j] : j; }
   DSLASH_INLINE_FUNCTION index_t index(index_t i, int r, int c) const {
     if (!folded) return strides.index(i, r / lanes, c, r % lanes, lanes);
     const index_t slot = slot_of_site[i];
     return strides.index(slot / lanes, r, c, static_cast<int>(slot % lanes), lanes);
   }
-  // The 24 reals of right-hand side r at site i: reals[c] = index(i, r, c), with the site's
-  // arithmetic (two 64-bit divisions when folded) done once, not per real.
-  struct SiteReals {
-    index_t base, component;
+  // Where real c of a (site, right-hand side) is from its real 0: index(i, r, c) = index(i, r, 0) +
+  // offsets()[c] for every one, so a loop does a site's arithmetic (two 64-bit divisions when
+  // folded) once, not per real.
+  struct ComponentOffsets {
+    index_t component;
     bool pairs;
-    DSLASH_INLINE_FUNCTION index_t operator[](int c) const { return pairs ? base + (c & ~1) * component + (c & 1) : base + c * component; }
+    DSLASH_INLINE_FUNCTION index_t operator[](int c) const { return pairs ? (c & ~1) * component + (c & 1) : c * component; }
   };
-  DSLASH_INLINE_FUNCTION SiteReals reals(index_t i, int r) const { return {index(i, r, 0), strides.component * lanes, strides.pairs}; }
-  // Where real c is from a (site, right-hand side)'s first: the same for all of them.
-  DSLASH_INLINE_FUNCTION SiteReals offsets() const { return {0, strides.component * lanes, strides.pairs}; }
+  DSLASH_INLINE_FUNCTION ComponentOffsets offsets() const { return {strides.component * lanes, strides.pairs}; }
 };
 
 // The complex layout of the kernel's spinor buffers (input and output alike).

@@ -181,7 +181,7 @@ void for_each_real_pair(const char* label, const SpinorSlots& from, const Spinor
   if (lanes > kMaxLanes || (!to.folded && nrhs % lanes != 0))
     throw std::logic_error("EvenOddWilson: a layout of " + std::to_string(lanes) + " lanes for " + std::to_string(nrhs) + " right-hand sides");
   const int blocks = to.folded ? nrhs : nrhs / lanes;  // groups a destination site (not folded) or outer site
-  const SpinorSlots::SiteReals to_offset = to.offsets(), from_offset = from.offsets();
+  const SpinorSlots::ComponentOffsets to_offset = to.offsets(), from_offset = from.offsets();
   parallel_for(label, RangePolicy<typename Space::execution_space>(sites * nrhs / lanes), DSLASH_LAMBDA(index_t g) {
     index_t to_base[kMaxLanes], from_base[kMaxLanes];
     const index_t outer = g / blocks;

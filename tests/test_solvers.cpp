@@ -215,9 +215,9 @@ TEST(Blas, ComplexRunsVisitEveryComplexNumberOnce) {
   }
 }
 
-// SpinorSlots::reals, the site's arithmetic done once, gives every real where index() does, in
-// every layout; a folded one through a map of sites to slots.
-TEST(Blas, SpinorSlotsRealsAreTheIndexOfEachReal) {
+// A site's first real plus SpinorSlots::offsets, the site's arithmetic done once, gives every real
+// where index() does, in every layout; a folded one through a map of sites to slots.
+TEST(Blas, SpinorSlotsOffsetsFindEachRealFromTheFirst) {
   const KernelLayout l{.lanes = 4, .blocks = 2};
   constexpr index_t kSites = 3;
   const std::vector<index_t> slot_of_site = {5, 0, 11, 2, 7, 1, 9, 3, 10, 4, 6, 8};  // 3 outer sites x 4 lanes
@@ -228,7 +228,8 @@ TEST(Blas, SpinorSlotsRealsAreTheIndexOfEachReal) {
       const int rhs = folded ? l.blocks : l.blocks * l.lanes;
       for (index_t i = 0; i < sites; ++i)
         for (int r = 0; r < rhs; ++r)
-          for (int c = 0; c < 24; ++c) ASSERT_EQ(slots.reals(i, r)[c], slots.index(i, r, c)) << "site " << i << " rhs " << r << " real " << c;
+          for (int c = 0; c < 24; ++c)
+            ASSERT_EQ(slots.index(i, r, 0) + slots.offsets()[c], slots.index(i, r, c)) << "site " << i << " rhs " << r << " real " << c;
     }
 }
 
