@@ -232,13 +232,13 @@ template <class Real, class Space>
 std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                                            Progress progress, const spinor_view* w) {
   if (!completes_in_kernel(progress) || !kernel_.fuses_xpay(true, w != nullptr)) return std::nullopt;
-  Epilogue e{a, b, &x, w, {}};
+  XpayCall e{a, b, &x, w, {}};
   apply_host(in, out, progress, &e);
   return e.sums;
 }
 
 template <class Real, class Space>
-void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_view& out, Progress progress, Epilogue* epilogue) {
+void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue) {
   HaloCallTimes t;
   const double start = MPI_Wtime();
   if (shared_) shared_->next_call();

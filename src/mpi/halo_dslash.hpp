@@ -144,13 +144,13 @@ class HaloDslash {
   // True when a test saw every message done (and set t.transfer).
   bool interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted);
   void complete(const spinor_view& out, HaloCallTimes& t);
-  struct Epilogue {  // apply_xpay's
+  struct XpayCall {  // apply_xpay's arguments and sums (dslash::Epilogue is what the kernel is built with)
     Real a, b;
     const spinor_view* x;
     const spinor_view* w;
     NormDot sums;
   };
-  void apply_host(const spinor_view& in, const spinor_view& out, Progress progress, Epilogue* epilogue);
+  void apply_host(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue);
   bool completes_in_kernel(Progress progress) const;
   // Where the message of (mu, hop) arrives: the receive buffer, or with a shared halo this call's one.
   const Real* received(int mu, Hop hop);
