@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <complex>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "gpu_test.hpp"
 #include "dslash/core/backend/cuda/space.hpp"
@@ -94,6 +96,42 @@ INSTANTIATE_TEST_SUITE_P(
                       GpuSolve{KernelFamily::Naive, false, "mixed"}, GpuSolve{KernelFamily::Naive, true, "mixed"},
                       GpuSolve{KernelFamily::Vnode, false, "mixed"}, GpuSolve{KernelFamily::Vnode, true, "double"}),
     [](const auto& param_info) { return name_of(param_info.param); });
+
+class CudaOperator : public GpuTest<> {};
+
+// apply_norm2_dot writes what apply() writes and returns its ||out||^2 and <w, out>, on every
+// family: from the kernel's epilogue (vnode, mrhs) or, for naive's kernel, which fuses the xpay but
+// not the inner product, from a dot pass after it.
+TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
+  const Geometry g({8, 8, 8, 8});
+  GaugeField<double> u(g);
+  fill_random_su3(u, 29);
+  for (const KernelFamily family : {KernelFamily::Naive, KernelFamily::Vnode, KernelFamily::Mrhs}) {
+    DslashConfig config{.kernel = family, .dispatch = Dispatch::Range};
+    if (family == KernelFamily::Mrhs) config.nrhs = simd_lanes(SimdIsa::Simt, sizeof(double));
+    const EvenOddWilson<double, CudaSpace> op(u, kMass, config);
+    std::vector<SpinorField<double>> xs, ws;
+    for (int r = 0; r < config.nrhs; ++r) {
+      fill_gaussian(xs.emplace_back(g, Subset::Even), 50 + r);
+      fill_gaussian(ws.emplace_back(g, Subset::Even), 70 + r);
+    }
+    const auto x = op.allocate("x"), w = op.allocate("w"), expect = op.allocate("expect"), got = op.allocate("got");
+    op.pack(xs, x);
+    op.pack(ws, w);
+    for (const bool dagger : {false, true}) {
+      op.apply(x, expect, dagger);
+      const NormDot sums = op.apply_norm2_dot(x, got, w, dagger);
+      const auto e = create_mirror_view(expect), o = create_mirror_view(got);
+      deep_copy(e, expect);
+      deep_copy(o, got);
+      const double n2 = op.norm2(expect), scale = 1e-15 * std::sqrt(n2);
+      for (std::size_t i = 0; i < o.size(); ++i) ASSERT_NEAR(o.data()[i], e.data()[i], scale) << to_string(family) << " at " << i;
+      EXPECT_NEAR(sums.norm2, n2, 1e-13 * n2) << to_string(family);
+      const std::complex<double> wy = op.dot(w, expect);
+      EXPECT_LT(std::abs(sums.dot - wy), 1e-13 * std::abs(wy)) << to_string(family) << ": " << sums.dot << " vs " << wy;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace dslash
