@@ -112,6 +112,13 @@ long long mdrange_sum() {
   }, points);
   return points;
 }
+long long many_teams_sum(index_t teams) {
+  long long sum = -1;
+  parallel_reduce("many", TeamPolicy<Cuda>(teams, 4), DSLASH_LAMBDA(const TeamMember& m, long long& acc) {
+    parallel_for(TeamThreadRange(m, 3), [&](index_t i) { acc += m.league_rank() * 3 + i; });
+  }, sum);
+  return sum;
+}
 double harmonic(index_t n) {
   double h = 0;
   parallel_reduce("h", RangePolicy<Cuda>(0, n), DSLASH_LAMBDA(index_t i, double& acc) { acc += 1.0 / (1.0 + static_cast<double>(i)); }, h);
@@ -161,6 +168,20 @@ TEST_F(CudaCore, ReductionsAreExactOnIntegers) {
   EXPECT_EQ(team_sum(), 999LL * 1000 / 2);
   EXPECT_EQ(mdrange_sum(), 142LL * 143 / 2);
   EXPECT_EQ(harmonic(100000), harmonic(100000));  // the same shape twice: bitwise the same sum
+}
+
+// The last block to finish joins the partials; the block count it waits for wraps back to zero for
+// the next reduction, whatever its grid. Grids of 1 to 300 000 blocks in turn (the last regrows the
+// partials past their first 1 MiB), each sum exact, and a double sum bitwise the same every time
+// although a different block may finish last.
+TEST_F(CudaCore, ReductionsInTurnOfEveryGridSizeStayExact) {
+  for (int round = 0; round < 3; ++round)
+    for (index_t teams : {index_t{1}, index_t{7}, index_t{1000}, index_t{2}, index_t{65537}, index_t{300000}, index_t{1}}) {
+      const index_t n = teams * 3;
+      ASSERT_EQ(many_teams_sum(teams), static_cast<long long>(n) * (n - 1) / 2) << teams << " teams, round " << round;
+    }
+  const double first = harmonic(1 << 22);
+  for (int i = 0; i < 20; ++i) ASSERT_EQ(harmonic(1 << 22), first);
 }
 
 TEST_F(CudaCore, DeviceAllocationThatDoesNotFitSaysHowMuchIsFree) {

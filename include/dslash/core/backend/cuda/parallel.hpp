@@ -7,9 +7,9 @@
 //   MDRangePolicy  one block per tile; the block's rows walk the tile's points, dimension 0 fastest
 // Every lane of an index calls f with that index (simd/simt.hpp: the lane is threadIdx.x). Launches
 // go to the thread's current stream (cuda::StreamScope) and are asynchronous (Cuda::fence() waits); a
-// launch the GPU refuses throws at once. Reductions sum each block in shared memory in a fixed tree,
-// then the block partials in one block in block order, and bring back one value: the same launch
-// shape gives bitwise the same sum. A range reduction launches only the blocks the GPU holds at
+// launch the GPU refuses throws at once. Reductions sum each block in shared memory in a fixed tree;
+// the last block to finish joins the block partials in block order and writes the one value to the
+// host: the same launch shape gives bitwise the same sum. A range reduction launches only the blocks the GPU holds at
 // once, each thread striding over the range (one index per thread made 50k partials at 32^4).
 #include <algorithm>
 #include <array>
@@ -102,9 +102,19 @@ __global__ void mdrange_for(F f, MDRangePolicy<Rank, Cuda> p) {
   for_tile_points(p, [&](auto... i) { f(i...); });
 }
 
-// The block's threads add their partials in shared memory, halving each step; thread 0 stores the sum.
+// Where a reduction's blocks leave their sums: one partial per block, the count of blocks done, and
+// the total, in page-locked host memory that the device writes through its mapping (one launch a
+// reduction: no join kernel, no copy back; 18-27 us a reduction before, H200).
 template <class T>
-__device__ void block_sum(T local, T* partials) {
+struct ReduceTarget {
+  T* partials;
+  unsigned* blocks_done;
+  T* total;
+};
+
+// The block's sum, in thread 0: the threads add their values in shared memory, halving each step.
+template <class T>
+__device__ T block_sum(T local) {
   extern __shared__ unsigned char shared_bytes[];
   T* s = reinterpret_cast<T*>(shared_bytes);
   const unsigned n = blockDim.x * blockDim.y, t = threadIdx.y * blockDim.x + threadIdx.x;
@@ -114,47 +124,69 @@ __device__ void block_sum(T local, T* partials) {
     if (t % (2 * half) == 0 && t + half < n) Sum<T>::join(s[t], s[t + half]);
     __syncthreads();
   }
-  if (t == 0) partials[blockIdx.x] = s[0];
+  const T sum = s[0];
+  __syncthreads();  // s is free again
+  return sum;
+}
+
+// Another block's partial, read from L2 (where its __threadfence put it), never from a stale L1 line.
+template <class T>
+__device__ T load_from_l2(const T* p) {
+  static_assert(sizeof(T) % sizeof(unsigned) == 0 && alignof(T) >= alignof(unsigned), "CUDA reductions sum types made of 4-byte words");
+  T value;
+  const auto* from = reinterpret_cast<const unsigned*>(p);
+  auto* to = reinterpret_cast<unsigned*>(&value);
+  for (unsigned w = 0; w < sizeof(T) / sizeof(unsigned); ++w) to[w] = __ldcg(from + w);
+  return value;
+}
+
+// Every block stores its sum; the last block to finish joins the partials in block order (the same
+// order whichever block is last) and writes the total to the host.
+template <class T>
+__device__ void finish_reduction(T local, const ReduceTarget<T>& target) {
+  __shared__ bool last;
+  const unsigned n = blockDim.x * blockDim.y, t = threadIdx.y * blockDim.x + threadIdx.x;
+  const T sum = block_sum(local);
+  if (t == 0) {
+    target.partials[blockIdx.x] = sum;
+    __threadfence();  // the partial is visible to every block before the count says it is there
+    last = atomicInc(target.blocks_done, gridDim.x - 1) == gridDim.x - 1;  // the last wraps it to 0
+  }
+  __syncthreads();
+  if (!last) return;
+  T joined = Sum<T>::identity();
+  for (unsigned i = t; i < gridDim.x; i += n) Sum<T>::join(joined, load_from_l2(target.partials + i));
+  const T total = block_sum(joined);
+  if (t == 0) *target.total = total;
 }
 
 template <class T, class F>
-__global__ void range_reduce(F f, index_t begin, index_t end, T* partials) {
+__global__ void range_reduce(F f, index_t begin, index_t end, ReduceTarget<T> target) {
   T local = Sum<T>::identity();
   const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.y;
   for (index_t i = begin + static_cast<index_t>(blockIdx.x) * blockDim.y + threadIdx.y; i < end; i += stride) f(i, local);
-  block_sum(local, partials);
+  finish_reduction(local, target);
 }
 
 template <class T, class F>
-__global__ void team_reduce(F f, index_t league_size, T* partials) {
+__global__ void team_reduce(F f, index_t league_size, ReduceTarget<T> target) {
   T local = Sum<T>::identity();
   f(TeamMember(blockIdx.x, league_size, static_cast<int>(threadIdx.y), static_cast<int>(blockDim.y), static_cast<int>(blockDim.x), nullptr), local);
-  block_sum(local, partials);
+  finish_reduction(local, target);
 }
 
 template <int Rank, class T, class F>
-__global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, T* partials) {
+__global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, ReduceTarget<T> target) {
   T local = Sum<T>::identity();
   for_tile_points(p, [&](auto... i) { f(i..., local); });
-  block_sum(local, partials);
+  finish_reduction(local, target);
 }
 
-inline constexpr int kJoinThreads = 256;
-
-// One block: thread t joins partials t, t + 256, ... in order, then the block's tree; *total = the sum.
-template <class T>
-__global__ void join_partials(const T* partials, unsigned count, T* total) {
-  T local = Sum<T>::identity();
-  for (unsigned i = threadIdx.x; i < count; i += blockDim.x) Sum<T>::join(local, partials[i]);
-  block_sum(local, total);
-}
-
-// Device scratch for the partials and page-locked host memory for the sum, kept between reductions
-// (a cudaMalloc / cudaFree pair per reduction synchronised the device and cost more than the sum).
-// One per host thread; the driver reclaims it at exit. Each starts at a size that every reduction
-// of the solvers fits (1 MiB holds 24-byte partials of 43 K blocks): regrown for a wider sum type
-// (a double, then a complex dot, then BiCGStab's three sums), the free and page-locked allocation
-// stalled the solve 1.5-2.3 ms each time (H200, solve --profile).
+// Device memory for the partials and the block count, and page-locked host memory for the total,
+// kept between reductions (a cudaMalloc / cudaFree pair per reduction synchronised the device and
+// cost more than the sum). One per host thread; the driver reclaims it at exit. Each starts at a
+// size that every reduction of the solvers fits (1 MiB holds 24-byte partials of 43 K blocks):
+// regrown for a wider sum type, the free and page-locked allocation stalled a solve 1.5-2.3 ms.
 class ReduceScratch {
  public:
   static constexpr std::size_t kDeviceBytes = std::size_t{1} << 20, kHostBytes = 4096;
@@ -162,46 +194,47 @@ class ReduceScratch {
     thread_local ReduceScratch scratch;
     return scratch;
   }
-  void* device(std::size_t bytes) {
+  template <class T>
+  ReduceTarget<T> target(unsigned blocks) {
+    const std::size_t bytes = blocks * sizeof(T);
     if (bytes > device_bytes_) {
       if (device_) cuda::check(cudaFree(device_), "cudaFree (reduction scratch)");
       device_bytes_ = std::max(bytes, kDeviceBytes);
       device_ = CudaSpace::allocate(device_bytes_);
     }
-    return device_;
-  }
-  void* host(std::size_t bytes) {
-    if (bytes > host_bytes_) {
-      if (host_) cuda::check(cudaFreeHost(host_), "cudaFreeHost (reduction scratch)");
-      host_bytes_ = std::max(bytes, kHostBytes);
-      cuda::check(cudaMallocHost(&host_, host_bytes_), "cudaMallocHost (reduction scratch)");
+    if (!blocks_done_) {
+      blocks_done_ = static_cast<unsigned*>(CudaSpace::allocate(sizeof(unsigned)));
+      cuda::check(cudaMemset(blocks_done_, 0, sizeof(unsigned)), "cudaMemset (reduction block count)");
     }
-    return host_;
+    if (sizeof(T) > host_bytes_) {
+      if (host_) cuda::check(cudaFreeHost(host_), "cudaFreeHost (reduction scratch)");
+      host_bytes_ = std::max(sizeof(T), kHostBytes);
+      cuda::check(cudaHostAlloc(&host_, host_bytes_, cudaHostAllocMapped), "cudaHostAlloc (reduction total)");
+      cuda::check(cudaHostGetDevicePointer(&host_on_device_, host_, 0), "cudaHostGetDevicePointer (reduction total)");
+    }
+    return {static_cast<T*>(device_), blocks_done_, static_cast<T*>(host_on_device_)};
+  }
+  template <class T>
+  T total() const {
+    return *static_cast<const T*>(host_);
   }
 
  private:
-  void *device_ = nullptr, *host_ = nullptr;
+  void *device_ = nullptr, *host_ = nullptr, *host_on_device_ = nullptr;
+  unsigned* blocks_done_ = nullptr;
   std::size_t device_bytes_ = 0, host_bytes_ = 0;
 };
 
-// Runs launch(partials, shared bytes) over `blocks` blocks of `threads` threads, joins the partials
-// in order on the device, and returns the sum.
+// Runs launch(target, shared bytes) over `blocks` blocks of `threads` threads and returns the sum.
 template <class T, class Launch>
 T reduce_blocks(unsigned blocks, unsigned threads, const Launch& launch) {
   static_assert(std::is_trivially_copyable_v<T>, "CUDA reductions need a trivially copyable result type");
   if (blocks == 0) return Sum<T>::identity();
   ReduceScratch& scratch = ReduceScratch::of_this_thread();
-  T* partials = static_cast<T*>(scratch.device((blocks + 1) * sizeof(T)));
-  T* total = partials + blocks;
-  T* host = static_cast<T*>(scratch.host(sizeof(T)));
-  const cudaStream_t stream = cuda::current_stream();
-  launch(partials, static_cast<std::size_t>(threads) * sizeof(T));
+  launch(scratch.target<T>(blocks), static_cast<std::size_t>(threads) * sizeof(T));
   check_launch("parallel_reduce launch");
-  join_partials<T><<<1, kJoinThreads, kJoinThreads * sizeof(T), stream>>>(partials, blocks, total);
-  check_launch("parallel_reduce join launch");
-  cuda::copy_async(host, total, sizeof(T), stream);
-  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (a reduction failed)");
-  return *host;
+  cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a reduction failed)");
+  return scratch.total<T>();
 }
 
 }  // namespace cuda_detail
@@ -244,8 +277,8 @@ void parallel_reduce(const RangePolicy<Cuda>& p, const F& f, T& result) {
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
   const index_t resident = std::max<index_t>(1, Cuda::concurrency() / (block.x * block.y));
   const unsigned blocks = cuda_detail::grid_of(std::min<index_t>((n + rows - 1) / rows, resident), "RangePolicy on cuda");
-  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
-    cuda_detail::range_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.begin(), p.end(), partials);
+  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
+    cuda_detail::range_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.begin(), p.end(), target);
   });
 }
 
@@ -253,8 +286,8 @@ template <class T, class F>
 void parallel_reduce(const TeamPolicy<Cuda>& p, const F& f, T& result) {
   const dim3 block = cuda_detail::block_of(p.vector_length(), p.team_size(), "TeamPolicy on cuda");
   const unsigned blocks = cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda");
-  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
-    cuda_detail::team_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.league_size(), partials);
+  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
+    cuda_detail::team_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.league_size(), target);
   });
 }
 
@@ -263,8 +296,8 @@ void parallel_reduce(const MDRangePolicy<Rank, Cuda>& p, const F& f, T& result) 
   const int rows = static_cast<int>(std::max<index_t>(1, std::min<index_t>(p.tile_points(), cuda_detail::range_rows(p.vector_length()))));
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
   const unsigned blocks = p.tile_points() == 0 ? 0 : cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda");
-  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](T* partials, std::size_t shared) {
-    cuda_detail::mdrange_reduce<Rank, T><<<blocks, block, shared, cuda::current_stream()>>>(f, p, partials);
+  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
+    cuda_detail::mdrange_reduce<Rank, T><<<blocks, block, shared, cuda::current_stream()>>>(f, p, target);
   });
 }
 
