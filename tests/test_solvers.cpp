@@ -12,6 +12,7 @@
 
 #include "dslash/lattice/gamma.hpp"
 #include "kernels/reference_dslash.hpp"
+#include "layout_move_check.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/cg.hpp"
@@ -443,80 +444,25 @@ TEST(EvenOddWilson, PrepareAndReconstructInvertTheBlocks) {
   EXPECT_LT(relative_difference(x_odd[0], parts[1]), 1e-12);
 }
 
-// convert() moves even buffers between precisions and their layouts (the SIMD lane counts differ) on
-// the buffers' own memory space: the same as rounding the fields, and back again exactly.
+// convert() and add_and_zero() move even buffers between precisions and their layouts (the SIMD
+// lane counts differ) on the buffers' own memory space: exactly (tests/layout_move_check.hpp).
 TEST(EvenOddWilson, ConvertMovesBuffersBetweenPrecisions) {
   constexpr double kMass = 0.1;
   const GaugeField<double> u = random_gauge(kFoldable, 12);
   for (DslashConfig config : configs()) {
     if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));  // a multiple of both widths
     SCOPED_TRACE(to_string(config.kernel));
-    const EvenOddWilson<double> op_d(u, kMass, config);
-    const EvenOddWilson<float> op_f(convert_precision<float>(u), kMass, config);
-    const std::vector<SpinorField<double>> x = gaussians(kFoldable, Subset::Even, config.nrhs, 40);
-    const auto xd = op_d.allocate("x_d"), back = op_d.allocate("back");
-    const auto xf = op_f.allocate("x_f");
-    op_d.pack(x, xd);
-    convert(op_d, xd, op_f, xf);
-    std::vector<SpinorField<float>> got;
-    for (int r = 0; r < config.nrhs; ++r) got.emplace_back(kFoldable, Subset::Even);
-    op_f.unpack(xf, got);
-    convert(op_f, xf, op_d, back);
-    std::vector<SpinorField<double>> round_trip = empty_fields(kFoldable, Subset::Even, config.nrhs);
-    op_d.unpack(back, round_trip);
-    for (int r = 0; r < config.nrhs; ++r) {
-      const SpinorField<float> expected = convert_precision<float>(x[static_cast<std::size_t>(r)]);
-      for (site_t i = 0; i < expected.sites(); ++i)
-        for (int s = 0; s < 4; ++s)
-          for (int c = 0; c < 3; ++c) {
-            ASSERT_EQ(got[static_cast<std::size_t>(r)](i, s, c), expected(i, s, c)) << "rhs " << r << " site " << i;
-            ASSERT_EQ(round_trip[static_cast<std::size_t>(r)](i, s, c), std::complex<double>(expected(i, s, c))) << "rhs " << r << " site " << i;
-          }
-    }
+    test::expect_convert_between_precisions(EvenOddWilson<double>(u, kMass, config), EvenOddWilson<float>(convert_precision<float>(u), kMass, config), 40);
   }
 }
 
-// add_and_zero() folds a single-precision increment into a double vector, through the layouts'
-// slots where they differ (mrhs, vnode) and element by element where not (naive), and clears the
-// increment: y + x in double exactly, x all zero.
 TEST(EvenOddWilson, AddAndZeroFoldsAnIncrementIntoAVector) {
   constexpr double kMass = 0.1;
   const GaugeField<double> u = random_gauge(kFoldable, 13);
   for (DslashConfig config : configs()) {
     if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));
     SCOPED_TRACE(to_string(config.kernel));
-    const EvenOddWilson<double> op_d(u, kMass, config);
-    const EvenOddWilson<float> op_f(convert_precision<float>(u), kMass, config);
-    const std::vector<SpinorField<double>> y = gaussians(kFoldable, Subset::Even, config.nrhs, 50);
-    std::vector<SpinorField<float>> x;
-    for (const SpinorField<double>& f : gaussians(kFoldable, Subset::Even, config.nrhs, 60)) x.push_back(convert_precision<float>(f));
-    const auto yd = op_d.allocate("y");
-    const auto xf = op_f.allocate("x");
-    op_d.pack(y, yd);
-    op_f.pack(x, xf);
-    add_and_zero(op_f, xf, op_d, yd);
-    std::vector<SpinorField<double>> sum = empty_fields(kFoldable, Subset::Even, config.nrhs);
-    op_d.unpack(yd, sum);
-    for (int r = 0; r < config.nrhs; ++r) {
-      const auto k = static_cast<std::size_t>(r);
-      for (site_t i = 0; i < y[k].sites(); ++i)
-        for (int s = 0; s < 4; ++s)
-          for (int c = 0; c < 3; ++c) ASSERT_EQ(sum[k](i, s, c), y[k](i, s, c) + std::complex<double>(x[k](i, s, c))) << "rhs " << r << " site " << i;
-    }
-    for (std::size_t j = 0; j < xf.size(); ++j) ASSERT_EQ(xf.data()[j], 0.0f) << "real " << j << " of the increment";
-    // The same precision: element by element in any layout.
-    const auto zd = op_d.allocate("z");
-    op_d.pack(y, zd);
-    add_and_zero(op_d, zd, op_d, yd);
-    op_d.unpack(yd, sum);
-    for (int r = 0; r < config.nrhs; ++r) {
-      const auto k = static_cast<std::size_t>(r);
-      for (site_t i = 0; i < y[k].sites(); ++i)
-        for (int s = 0; s < 4; ++s)
-          for (int c = 0; c < 3; ++c)
-            ASSERT_EQ(sum[k](i, s, c), y[k](i, s, c) + std::complex<double>(x[k](i, s, c)) + y[k](i, s, c)) << "rhs " << r << " site " << i;
-    }
-    for (std::size_t j = 0; j < zd.size(); ++j) ASSERT_EQ(zd.data()[j], 0.0) << "real " << j;
+    test::expect_add_and_zero(EvenOddWilson<double>(u, kMass, config), EvenOddWilson<float>(convert_precision<float>(u), kMass, config), 50);
   }
 }
 

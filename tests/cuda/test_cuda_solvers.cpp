@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "gpu_test.hpp"
+#include "layout_move_check.hpp"
 #include "dslash/core/backend/cuda/space.hpp"
 #include "dslash/lattice/field_ops.hpp"
 #include "kernels/reference_dslash.hpp"
@@ -130,6 +131,24 @@ TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
       const std::complex<double> wy = op.dot(w, expect);
       EXPECT_LT(std::abs(sums.dot - wy), 1e-13 * std::abs(wy)) << to_string(family) << ": " << sums.dot << " vs " << wy;
     }
+  }
+}
+
+// convert() and add_and_zero() between the double and single operators' device buffers: vnode (4
+// lanes in double, 8 in single on the GPU), mrhs (8 right-hand sides: one block of each width) and
+// naive (one layout), exactly as on the CPU.
+TEST_F(CudaOperator, ConvertAndAddAndZeroMoveBuffersBetweenPrecisions) {
+  const Geometry g({8, 8, 8, 8});
+  GaugeField<double> u(g);
+  fill_random_su3(u, 31);
+  for (const KernelFamily family : {KernelFamily::Naive, KernelFamily::Vnode, KernelFamily::Mrhs}) {
+    SCOPED_TRACE(to_string(family));
+    DslashConfig config{.kernel = family, .dispatch = Dispatch::Range};
+    if (family == KernelFamily::Mrhs) config.nrhs = simd_lanes(SimdIsa::Simt, sizeof(float));
+    const EvenOddWilson<double, CudaSpace> op_d(u, kMass, config);
+    const EvenOddWilson<float, CudaSpace> op_f(convert_precision<float>(u), kMass, config);
+    test::expect_convert_between_precisions(op_d, op_f, 80);
+    test::expect_add_and_zero(op_d, op_f, 90);
   }
 }
 
