@@ -283,30 +283,57 @@ double norm2(const View<Real, 1, LayoutRight, Space>& x) {
 }
 
 namespace blas_detail {
+// How a thread finds the reals of its complex numbers, chosen once per call (every index the same):
+//   General   PackedComplex::real_index for each element (a branch, in general a division)
+//   Aligned   the group's elements a whole number of chunks apart (m a multiple of imag_offset()):
+//             element j is real_index(i) + 2 j m, one division an index (the GPU's naive left layout)
+//   Adjacent  (re, im) side by side (imag_offset() == 1: vnode, mrhs on the GPU): complex k is reals
+//             2k and 2k + 1
+// The index arithmetic held most of a GPU reduction's registers: single-precision dot 86 / 48 / 40
+// registers a thread, caxpby_norm2_dot 108 / 80 / 66 (ptxas, sm_90), and 25% / 62.5% / 75% occupancy.
+enum class ComplexIndex { General, Aligned, Adjacent };
+
+template <int K>
+ComplexIndex complex_index(const PackedComplex& c) {
+  const index_t m = (c.count() + K - 1) / K, chunk = c.imag_offset();
+  return chunk == 1 ? ComplexIndex::Adjacent : m % chunk == 0 ? ComplexIndex::Aligned : ComplexIndex::General;
+}
+
 // The complex numbers of one index (the elements of a Strided group), split into real and imaginary
-// parts; those past the end read as zero and are not written. Adjacent: the layout keeps each
-// complex number's (re, im) side by side (imag_offset() == 1, as every GPU layout does), so complex
-// k is reals 2k and 2k + 1, with no index arithmetic: a single-precision GPU dot then needs 39
-// registers a thread, not 86 (ptxas, sm_90), and the GPU holds 3x the threads.
+// parts; those past the end read as zero and are not written.
 template <int K, class Real>
 struct ComplexGroup {
   Real re[K], im[K];
-  template <bool Adjacent = false>
+  template <ComplexIndex Index = ComplexIndex::General>
   DSLASH_INLINE_FUNCTION void load(const PackedComplex& c, const Strided<K>& g, const Real* p) {
+    const index_t r0 = Index == ComplexIndex::Aligned ? c.real_index(g.i) : 0;
     for (int j = 0; j < K; ++j) {
-      const index_t r = !g.has(j) ? 0 : Adjacent ? 2 * g.at(j) : c.real_index(g.at(j));
+      const index_t r = g.has(j) ? real_of<Index>(c, g, r0, j) : 0;
       re[j] = g.has(j) ? p[r] : Real(0);
-      im[j] = g.has(j) ? p[r + (Adjacent ? 1 : c.imag_offset())] : Real(0);
+      im[j] = g.has(j) ? p[r + imag_of<Index>(c)] : Real(0);
     }
   }
-  template <bool Adjacent = false>
+  template <ComplexIndex Index = ComplexIndex::General>
   DSLASH_INLINE_FUNCTION void store(const PackedComplex& c, const Strided<K>& g, Real* p) const {
+    const index_t r0 = Index == ComplexIndex::Aligned ? c.real_index(g.i) : 0;
     for (int j = 0; j < K; ++j)
       if (g.has(j)) {
-        const index_t r = Adjacent ? 2 * g.at(j) : c.real_index(g.at(j));
+        const index_t r = real_of<Index>(c, g, r0, j);
         p[r] = re[j];
-        p[r + (Adjacent ? 1 : c.imag_offset())] = im[j];
+        p[r + imag_of<Index>(c)] = im[j];
       }
+  }
+
+ private:
+  template <ComplexIndex Index>
+  DSLASH_INLINE_FUNCTION static index_t real_of(const PackedComplex& c, const Strided<K>& g, index_t r0, int j) {
+    if constexpr (Index == ComplexIndex::Adjacent) return 2 * g.at(j);
+    if constexpr (Index == ComplexIndex::Aligned) return r0 + 2 * j * g.m;
+    return c.real_index(g.at(j));
+  }
+  template <ComplexIndex Index>
+  DSLASH_INLINE_FUNCTION static index_t imag_of(const PackedComplex& c) {
+    return Index == ComplexIndex::Adjacent ? 1 : c.imag_offset();
   }
 };
 
@@ -350,14 +377,14 @@ struct ComplexRuns {
 };
 
 // <x, y> over Strided groups (every GPU launch; the CPU's layouts that have no runs).
-template <bool Adjacent, class Real, class Space>
+template <ComplexIndex Index, class Real, class Space>
 std::array<double, 2> dot_groups(const PackedComplex& c, const Real* xp, const Real* yp) {
   constexpr int K = kGroup<Real, Space>;
   std::array<double, 2> sum{};
   reduce_groups<Real, Space>("blas_dot", c.count(), DSLASH_LAMBDA(const Strided<K>& g, std::array<double, 2>& acc) {
     ComplexGroup<K, Real> xv, yv;
-    xv.template load<Adjacent>(c, g, xp);
-    yv.template load<Adjacent>(c, g, yp);
+    xv.template load<Index>(c, g, xp);
+    yv.template load<Index>(c, g, yp);
     for (int j = 0; j < K; ++j) {
       const double xr = xv.re[j], xi = xv.im[j], yr = yv.re[j], yi = yv.im[j];
       acc[0] += xr * yr + xi * yi;
@@ -368,15 +395,15 @@ std::array<double, 2> dot_groups(const PackedComplex& c, const Real* xp, const R
 }
 
 // y = a x + b y with ||y||^2 and <w, y> over Strided groups, as dot_groups.
-template <bool Adjacent, class Real, class Space>
+template <ComplexIndex Index, class Real, class Space>
 std::array<double, 3> caxpby_norm2_dot_groups(const PackedComplex& c, Real ar, Real ai, const Real* xp, Real br, Real bi, Real* yp, const Real* wp) {
   constexpr int K = kGroup<Real, Space>;
   std::array<double, 3> sum{};
   reduce_groups<Real, Space>("blas_caxpby_norm2_dot", c.count(), DSLASH_LAMBDA(const Strided<K>& g, std::array<double, 3>& acc) {
     ComplexGroup<K, Real> xv, yv, wv;
-    xv.template load<Adjacent>(c, g, xp);
-    yv.template load<Adjacent>(c, g, yp);
-    wv.template load<Adjacent>(c, g, wp);
+    xv.template load<Index>(c, g, xp);
+    yv.template load<Index>(c, g, yp);
+    wv.template load<Index>(c, g, wp);
     for (int j = 0; j < K; ++j) {
       caxpby_at(j, ar, ai, br, bi, xv, yv);
       const double dvr = yv.re[j], dvi = yv.im[j], dwr = wv.re[j], dwi = wv.im[j];
@@ -384,7 +411,7 @@ std::array<double, 3> caxpby_norm2_dot_groups(const PackedComplex& c, Real ar, R
       acc[1] += dwr * dvr + dwi * dvi;
       acc[2] += dwr * dvi - dwi * dvr;
     }
-    yv.template store<Adjacent>(c, g, yp);
+    yv.template store<Index>(c, g, yp);
   }, sum);
   return sum;
 }
@@ -417,7 +444,12 @@ std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight
       return {sum[0], sum[1]};
     }
   }
-  sum = c.imag_offset() == 1 ? blas_detail::dot_groups<true, Real, Space>(c, xp, yp) : blas_detail::dot_groups<false, Real, Space>(c, xp, yp);
+  using blas_detail::ComplexIndex;
+  switch (blas_detail::complex_index<blas_detail::kGroup<Real, Space>>(c)) {
+    case ComplexIndex::Adjacent: sum = blas_detail::dot_groups<ComplexIndex::Adjacent, Real, Space>(c, xp, yp); break;
+    case ComplexIndex::Aligned: sum = blas_detail::dot_groups<ComplexIndex::Aligned, Real, Space>(c, xp, yp); break;
+    case ComplexIndex::General: sum = blas_detail::dot_groups<ComplexIndex::General, Real, Space>(c, xp, yp); break;
+  }
   return {sum[0], sum[1]};
 }
 
@@ -534,8 +566,12 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
       return {sum[0], {sum[1], sum[2]}};
     }
   }
-  sum = c.imag_offset() == 1 ? blas_detail::caxpby_norm2_dot_groups<true, Real, Space>(c, ar, ai, xp, br, bi, yp, wp)
-                             : blas_detail::caxpby_norm2_dot_groups<false, Real, Space>(c, ar, ai, xp, br, bi, yp, wp);
+  using blas_detail::ComplexIndex;
+  switch (blas_detail::complex_index<blas_detail::kGroup<Real, Space>>(c)) {
+    case ComplexIndex::Adjacent: sum = blas_detail::caxpby_norm2_dot_groups<ComplexIndex::Adjacent, Real, Space>(c, ar, ai, xp, br, bi, yp, wp); break;
+    case ComplexIndex::Aligned: sum = blas_detail::caxpby_norm2_dot_groups<ComplexIndex::Aligned, Real, Space>(c, ar, ai, xp, br, bi, yp, wp); break;
+    case ComplexIndex::General: sum = blas_detail::caxpby_norm2_dot_groups<ComplexIndex::General, Real, Space>(c, ar, ai, xp, br, bi, yp, wp); break;
+  }
   return {sum[0], {sum[1], sum[2]}};
 }
 

@@ -3,7 +3,8 @@
 // buffers they write agree to a rounding of their precision (nvcc and the host compiler contract
 // a * x + b * y into FMAs differently); plain sums to double's rounding, sums of what a pass wrote
 // to a few roundings of its precision. Real passes run on a size that the group does not divide; complex
-// ones on the GPU's pairs and on a LayoutLeft-like chunk. Without a usable GPU they are skipped.
+// ones on the GPU's pairs, on a LayoutLeft-like chunk and on chunks of 16 (each of the reductions' three
+// ways to find a complex number's reals). Without a usable GPU they are skipped.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -151,7 +152,10 @@ TEST_F(CudaBlas, ComplexPassesMatchTheHost) {
   PackedComplex pairs{.sites = 1000, .blocks = 1, .lanes = 1};
   pairs.strides.pairs = true;
   const PackedComplex left{.sites = 1000, .blocks = 1, .lanes = 1, .strides = {1, 1000, 1000}};
-  for (const PackedComplex& c : {pairs, left}) {
+  // Real and imaginary parts in chunks of 16 complex numbers (16 divides the 12000, not the 3000 or
+  // 6000 between a group's elements): the reductions' general index path (pairs: adjacent, left: aligned).
+  const PackedComplex chunks_of_16{.sites = 1000, .blocks = 1, .lanes = 1, .strides = {1, 1000, 16}};
+  for (const PackedComplex& c : {pairs, left, chunks_of_16}) {
     complex_passes<float>(c);
     complex_passes<double>(c);
   }
