@@ -293,10 +293,13 @@ namespace blas_detail {
 // registers a thread, caxpby_norm2_dot 108 / 80 / 66 (ptxas, sm_90), and 25% / 62.5% / 75% occupancy.
 enum class ComplexIndex { General, Aligned, Adjacent };
 
-template <int K>
-ComplexIndex complex_index(const PackedComplex& c) {
+// f(std::integral_constant<ComplexIndex, I>{}) with I the way that serves layout c for groups of K.
+template <int K, class F>
+decltype(auto) with_complex_index(const PackedComplex& c, const F& f) {
   const index_t m = (c.count() + K - 1) / K, chunk = c.imag_offset();
-  return chunk == 1 ? ComplexIndex::Adjacent : m % chunk == 0 ? ComplexIndex::Aligned : ComplexIndex::General;
+  if (chunk == 1) return f(std::integral_constant<ComplexIndex, ComplexIndex::Adjacent>{});
+  if (m % chunk == 0) return f(std::integral_constant<ComplexIndex, ComplexIndex::Aligned>{});
+  return f(std::integral_constant<ComplexIndex, ComplexIndex::General>{});
 }
 
 // The complex numbers of one index (the elements of a Strided group), split into real and imaginary
@@ -444,12 +447,8 @@ std::complex<double> dot(const PackedComplex& c, const View<Real, 1, LayoutRight
       return {sum[0], sum[1]};
     }
   }
-  using blas_detail::ComplexIndex;
-  switch (blas_detail::complex_index<blas_detail::kGroup<Real, Space>>(c)) {
-    case ComplexIndex::Adjacent: sum = blas_detail::dot_groups<ComplexIndex::Adjacent, Real, Space>(c, xp, yp); break;
-    case ComplexIndex::Aligned: sum = blas_detail::dot_groups<ComplexIndex::Aligned, Real, Space>(c, xp, yp); break;
-    case ComplexIndex::General: sum = blas_detail::dot_groups<ComplexIndex::General, Real, Space>(c, xp, yp); break;
-  }
+  sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(
+      c, [&](auto index) { return blas_detail::dot_groups<decltype(index)::value, Real, Space>(c, xp, yp); });
   return {sum[0], sum[1]};
 }
 
@@ -566,12 +565,9 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
       return {sum[0], {sum[1], sum[2]}};
     }
   }
-  using blas_detail::ComplexIndex;
-  switch (blas_detail::complex_index<blas_detail::kGroup<Real, Space>>(c)) {
-    case ComplexIndex::Adjacent: sum = blas_detail::caxpby_norm2_dot_groups<ComplexIndex::Adjacent, Real, Space>(c, ar, ai, xp, br, bi, yp, wp); break;
-    case ComplexIndex::Aligned: sum = blas_detail::caxpby_norm2_dot_groups<ComplexIndex::Aligned, Real, Space>(c, ar, ai, xp, br, bi, yp, wp); break;
-    case ComplexIndex::General: sum = blas_detail::caxpby_norm2_dot_groups<ComplexIndex::General, Real, Space>(c, ar, ai, xp, br, bi, yp, wp); break;
-  }
+  sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(c, [&](auto index) {
+    return blas_detail::caxpby_norm2_dot_groups<decltype(index)::value, Real, Space>(c, ar, ai, xp, br, bi, yp, wp);
+  });
   return {sum[0], {sum[1], sum[2]}};
 }
 
