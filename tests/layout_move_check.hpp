@@ -12,27 +12,9 @@
 
 #include "dslash/lattice/field_ops.hpp"
 #include "solvers/wilson_operator.hpp"
+#include "test_support.hpp"
 
 namespace dslash::test {
-
-template <class Real>
-std::vector<SpinorField<Real>> even_gaussians(const Geometry& g, int n, std::uint64_t seed) {
-  std::vector<SpinorField<Real>> v;
-  for (int r = 0; r < n; ++r) {
-    SpinorField<double> full(g, Subset::Full), even(g, Subset::Even);
-    fill_gaussian(full, seed + static_cast<std::uint64_t>(r));
-    copy_sites(full, even);
-    v.push_back(convert_precision<Real>(even));
-  }
-  return v;
-}
-
-template <class Real>
-std::vector<SpinorField<Real>> even_fields(const Geometry& g, int n) {
-  std::vector<SpinorField<Real>> v;
-  for (int r = 0; r < n; ++r) v.emplace_back(g, Subset::Even);
-  return v;
-}
 
 // The buffer's reals on the host (the buffer itself where it is there).
 template <class Real, class Space>
@@ -47,24 +29,24 @@ template <class Space>
 void expect_convert_between_precisions(const EvenOddWilson<double, Space>& op_d, const EvenOddWilson<float, Space>& op_f, std::uint64_t seed) {
   const Geometry& g = op_d.geometry();
   const int nrhs = op_d.config().nrhs;
-  const std::vector<SpinorField<double>> x = even_gaussians<double>(g, nrhs, seed);
+  const std::vector<SpinorField<double>> x = gaussians(g, Subset::Even, nrhs, seed);
   const auto xd = op_d.allocate("x_d"), back = op_d.allocate("back");
   const auto xf = op_f.allocate("x_f");
   op_d.pack(x, xd);
   convert(op_d, xd, op_f, xf);
-  std::vector<SpinorField<float>> got = even_fields<float>(g, nrhs);
+  std::vector<SpinorField<float>> got = empty_fields<float>(g, Subset::Even, nrhs);
   op_f.unpack(xf, got);
   convert(op_f, xf, op_d, back);
-  std::vector<SpinorField<double>> round_trip = even_fields<double>(g, nrhs);
+  std::vector<SpinorField<double>> round_trip = empty_fields(g, Subset::Even, nrhs);
   op_d.unpack(back, round_trip);
   for (int r = 0; r < nrhs; ++r) {
     const auto k = static_cast<std::size_t>(r);
     const SpinorField<float> expected = convert_precision<float>(x[k]);
-    for (site_t i = 0; i < expected.sites(); ++i)
+    for (site_t site = 0; site < expected.sites(); ++site)
       for (int s = 0; s < 4; ++s)
         for (int c = 0; c < 3; ++c) {
-          ASSERT_EQ(got[k](i, s, c), expected(i, s, c)) << "rhs " << r << " site " << i;
-          ASSERT_EQ(round_trip[k](i, s, c), std::complex<double>(expected(i, s, c))) << "rhs " << r << " site " << i;
+          ASSERT_EQ(got[k](site, s, c), expected(site, s, c)) << "rhs " << r << " site " << site;
+          ASSERT_EQ(round_trip[k](site, s, c), std::complex<double>(expected(site, s, c))) << "rhs " << r << " site " << site;
         }
   }
 }
@@ -75,34 +57,35 @@ template <class Space>
 void expect_add_and_zero(const EvenOddWilson<double, Space>& op_d, const EvenOddWilson<float, Space>& op_f, std::uint64_t seed) {
   const Geometry& g = op_d.geometry();
   const int nrhs = op_d.config().nrhs;
-  const std::vector<SpinorField<double>> y = even_gaussians<double>(g, nrhs, seed);
-  const std::vector<SpinorField<float>> x = even_gaussians<float>(g, nrhs, seed + 100);
+  const std::vector<SpinorField<double>> y = gaussians(g, Subset::Even, nrhs, seed);
+  const std::vector<SpinorField<float>> x = gaussians<float>(g, Subset::Even, nrhs, seed + 100);
   const auto yd = op_d.allocate("y"), zd = op_d.allocate("z");
   const auto xf = op_f.allocate("x");
   op_d.pack(y, yd);
   op_f.pack(x, xf);
   add_and_zero(op_f, xf, op_d, yd);
-  std::vector<SpinorField<double>> sum = even_fields<double>(g, nrhs);
+  std::vector<SpinorField<double>> sum = empty_fields(g, Subset::Even, nrhs);
   op_d.unpack(yd, sum);
-  const auto expect_sum = [&](int times_y) {
+  // y + x, and y + x + y once y has been folded in again.
+  const auto expect_sum = [&](bool y_twice) {
     for (int r = 0; r < nrhs; ++r) {
       const auto k = static_cast<std::size_t>(r);
-      for (site_t i = 0; i < y[k].sites(); ++i)
+      for (site_t site = 0; site < y[k].sites(); ++site)
         for (int s = 0; s < 4; ++s)
           for (int c = 0; c < 3; ++c) {
-            const std::complex<double> expected = times_y == 1 ? y[k](i, s, c) + std::complex<double>(x[k](i, s, c))
-                                                               : y[k](i, s, c) + std::complex<double>(x[k](i, s, c)) + y[k](i, s, c);
-            ASSERT_EQ(sum[k](i, s, c), expected) << "rhs " << r << " site " << i;
+            std::complex<double> expected = y[k](site, s, c) + std::complex<double>(x[k](site, s, c));
+            if (y_twice) expected += y[k](site, s, c);
+            ASSERT_EQ(sum[k](site, s, c), expected) << "rhs " << r << " site " << site;
           }
     }
   };
-  expect_sum(1);
+  expect_sum(false);
   const auto xh = on_host(xf);
   for (std::size_t j = 0; j < xh.size(); ++j) ASSERT_EQ(xh.data()[j], 0.0f) << "real " << j << " of the increment";
   op_d.pack(y, zd);
   add_and_zero(op_d, zd, op_d, yd);  // the same precision: element by element in any layout
   op_d.unpack(yd, sum);
-  expect_sum(2);
+  expect_sum(true);
   const auto zh = on_host(zd);
   for (std::size_t j = 0; j < zh.size(); ++j) ASSERT_EQ(zh.data()[j], 0.0) << "real " << j;
 }

@@ -22,16 +22,12 @@
 namespace dslash {
 namespace {
 
+using test::empty_fields;
+using test::gaussian;
+using test::gaussians;
 using test::kSmallLattice;
 // Every extent a multiple of 4, so the vnode lanes can fold y, z and t.
 const Geometry kFoldable({8, 4, 4, 8});
-
-SpinorField<double> gaussian(const Geometry& g, Subset subset, std::uint64_t seed) {
-  SpinorField<double> full(g, Subset::Full), f(g, subset);
-  fill_gaussian(full, seed);
-  copy_sites(full, f);
-  return f;
-}
 
 GaugeField<double> random_gauge(const Geometry& g, std::uint64_t seed) {
   GaugeField<double> u(g);
@@ -49,18 +45,6 @@ std::vector<DslashConfig> configs() {
           {.kernel = KernelFamily::Mrhs, .dispatch = Dispatch::Team, .isa = isa, .nrhs = lanes},
           {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::MDRange, .isa = isa, .layout = SpinorLayout::Left},
           {.kernel = KernelFamily::Vnode, .isa = isa, .compress = 12}};
-}
-
-std::vector<SpinorField<double>> gaussians(const Geometry& g, Subset subset, int n, std::uint64_t seed) {
-  std::vector<SpinorField<double>> v;
-  for (int r = 0; r < n; ++r) v.push_back(gaussian(g, subset, seed + static_cast<std::uint64_t>(r)));
-  return v;
-}
-
-std::vector<SpinorField<double>> empty_fields(const Geometry& g, Subset subset, int n) {
-  std::vector<SpinorField<double>> v;
-  for (int r = 0; r < n; ++r) v.emplace_back(g, subset);
-  return v;
 }
 
 // M_ee_hat x = (4+m) x - D_{e<-o} D_{o<-e} x / (4 (4+m)), from the reference Dslash.

@@ -6,9 +6,12 @@
 #include <array>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <filesystem>
+#include <type_traits>
 #include <unistd.h>
 #include <string>
+#include <vector>
 
 #include "dslash/core.hpp"
 #include "dslash/lattice/field_ops.hpp"
@@ -33,6 +36,36 @@ inline const std::array<SpinMatrix, 4> kDeGrandRossi = {{
   {{{0, 0, 1, 0}, {0, 0, 0, 1}, {1, 0, 0, 0}, {0, 1, 0, 0}}},    // g3 (t)
 }};
 // clang-format on
+
+// A Gaussian spinor field on `subset`: the full lattice's field of that seed, restricted to it.
+inline SpinorField<double> gaussian(const Geometry& g, Subset subset, std::uint64_t seed) {
+  SpinorField<double> full(g, Subset::Full), f(g, subset);
+  fill_gaussian(full, seed);
+  copy_sites(full, f);
+  return f;
+}
+
+// n of them (seeds seed, seed + 1, ...), rounded to Real.
+template <class Real = double>
+std::vector<SpinorField<Real>> gaussians(const Geometry& g, Subset subset, int n, std::uint64_t seed) {
+  std::vector<SpinorField<Real>> v;
+  for (int r = 0; r < n; ++r) {
+    SpinorField<double> f = gaussian(g, subset, seed + static_cast<std::uint64_t>(r));
+    if constexpr (std::is_same_v<Real, double>) {
+      v.push_back(std::move(f));
+    } else {
+      v.push_back(convert_precision<Real>(f));
+    }
+  }
+  return v;
+}
+
+template <class Real = double>
+std::vector<SpinorField<Real>> empty_fields(const Geometry& g, Subset subset, int n) {
+  std::vector<SpinorField<Real>> v;
+  for (int r = 0; r < n; ++r) v.emplace_back(g, subset);
+  return v;
+}
 
 // A per-test scratch directory, removed afterwards.
 class TempDir {
