@@ -1,8 +1,8 @@
 #pragma once
 // CUDA backend: the parallel patterns on the GPU (include only from .cu files, compiled by nvcc).
 //   RangePolicy    blocks of vector_length x rows threads, one index per threadIdx.y row; the block
-//                  size is the one the CUDA occupancy calculator finds best for the kernel (a Dslash
-//                  at ~150 registers a thread keeps only 8 warps of 256-thread blocks on an SM)
+//                  size keeps the most of the kernel's threads resident, in blocks small enough that
+//                  an SM holds several (resident_block)
 //   TeamPolicy     one block per team: threadIdx.y is the team rank, threadIdx.x the vector lane
 //   MDRangePolicy  one block per tile; the block's rows walk the tile's points, dimension 0 fastest
 // Every lane of an index calls f with that index (simd/simt.hpp: the lane is threadIdx.x). Launches
@@ -58,15 +58,40 @@ int max_block_threads(Kernel kernel) {
   return most;
 }
 
-// Rows of a launch of `kernel` at the block size that gives it the most resident threads, found
-// once per kernel.
+// The block of a range or tile launch of `kernel`, found once per kernel: of the sizes (whole
+// warps, at least `floor` threads) that keep the most of its threads resident on an SM, the
+// smallest that an SM holds at most 8 of. Few blocks an SM cost a heavy kernel: the occupancy
+// calculator's choice, the largest of the sizes that tie, gave a 128-register Dslash one
+// 512-thread block an SM, and each SM idled on its block's slowest warp before the next began
+// (H200, 32^4 range, two rounds: vnode single 3544-3579 -> 3888-3898 GFLOP/s with 64 threads,
+// naive double 2813-2820 -> 2962-2977, mrhs single 6581-6629 -> 7467-7471). Many blocks an SM
+// cost a light one (64-thread blocks made the solver's fill and conversion launches 1.2-2.3x slower): 8 an SM means 256 threads there.
+struct ResidentBlock {
+  int threads = 0;  // a block
+  int per_sm = 0;   // blocks an SM holds
+};
+template <class Kernel>
+ResidentBlock resident_block(Kernel kernel, int floor) {
+  constexpr int kWarp = 32, kMostBlocksPerSm = 8;
+  std::vector<ResidentBlock> sizes;
+  int most_resident = 0;
+  for (int threads = floor; threads <= max_block_threads(kernel); threads += kWarp) {
+    int blocks = 0;
+    cuda::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, threads, 0), "cudaOccupancyMaxActiveBlocksPerMultiprocessor");
+    sizes.push_back({threads, blocks});
+    most_resident = std::max(most_resident, threads * blocks);
+  }
+  if (most_resident == 0) throw std::invalid_argument("a CUDA kernel that fits no block of " + std::to_string(floor) + " threads on an SM");
+  ResidentBlock chosen;
+  for (const ResidentBlock& b : sizes)
+    if (b.threads * b.per_sm == most_resident && (chosen.threads == 0 || chosen.per_sm > kMostBlocksPerSm)) chosen = b;
+  return chosen;
+}
+
+// Rows of a range or tile launch of `kernel`.
 template <class Kernel>
 int occupancy_rows(Kernel kernel, int vector_length) {
-  static const int block = [&] {
-    int min_grid = 0, threads = 0;
-    cuda::check(cudaOccupancyMaxPotentialBlockSize(&min_grid, &threads, kernel, 0, kMaxThreads), "cudaOccupancyMaxPotentialBlockSize");
-    return threads;
-  }();
+  static const int block = resident_block(kernel, 64).threads;
   return std::max(1, block / vector_length);
 }
 
@@ -274,9 +299,14 @@ void parallel_for(const MDRangePolicy<Rank, Cuda>& p, const F& f) {
 template <class T, class F>
 void parallel_reduce(const RangePolicy<Cuda>& p, const F& f, T& result) {
   const index_t n = p.end() - p.begin();
-  const int rows = cuda_detail::range_rows(p.vector_length());
+  // Blocks of at least 256 threads (a partial each, which the last block joins), as many as the
+  // GPU holds at once: before, as many as would fit at full occupancy, which a Dslash with its sum
+  // (CG's fused last pass) ran in four waves. H200 solves, 32^4, two rounds, with the range rule
+  // above: vnode CG double 0.0756-0.0760 -> 0.0732-0.0733 s, naive CG double 0.0667-0.0669 -> 0.0639-0.0647.
+  static const cuda_detail::ResidentBlock shape = cuda_detail::resident_block(cuda_detail::range_reduce<T, F>, 256);
+  static const index_t resident = static_cast<index_t>(shape.per_sm) * Cuda::multiprocessors();
+  const int rows = std::max(1, shape.threads / p.vector_length());
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
-  const index_t resident = std::max<index_t>(1, Cuda::concurrency() / (block.x * block.y));
   const unsigned blocks = cuda_detail::grid_of(std::min<index_t>((n + rows - 1) / rows, resident), "RangePolicy on cuda");
   result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
     cuda_detail::range_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.begin(), p.end(), target);

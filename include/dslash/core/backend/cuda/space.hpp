@@ -186,6 +186,12 @@ struct Cuda {
     cuda::check(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev), "cudaDeviceGetAttribute");
     return sms * threads;
   }
+  static int multiprocessors() {
+    int dev = 0, sms = 0;
+    cuda::check(cudaGetDevice(&dev), "cudaGetDevice");
+    cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
+    return sms;
+  }
   // Waits for every kernel launched so far; a kernel's own fault surfaces here.
   static void fence() { cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (a kernel failed)"); }
 };
