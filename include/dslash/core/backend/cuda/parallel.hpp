@@ -58,14 +58,14 @@ int max_block_threads(Kernel kernel) {
   return most;
 }
 
-// The block of a range launch of `kernel`, found once per kernel: of the sizes (whole
-// warps, at least `floor` threads) that keep the most of its threads resident on an SM, the
-// smallest that an SM holds at most 8 of. Few blocks an SM cost a heavy kernel: the occupancy
-// calculator's choice, the largest of the sizes that tie, gave a 128-register Dslash one
-// 512-thread block an SM, and each SM idled on its block's slowest warp before the next began
-// (H200, 32^4 range, two rounds: vnode single 3544-3579 -> 3888-3898 GFLOP/s with 64 threads,
-// naive double 2813-2820 -> 2962-2977, mrhs single 6581-6629 -> 7467-7471). Many blocks an SM
-// cost a light one (64-thread blocks made the solver's fill and conversion launches 1.2-2.3x slower): 8 an SM means 256 threads there.
+// The block of a range launch of `kernel`, found once per kernel: of the sizes (whole warps, at
+// least `floor` threads) that keep the most of its threads resident on an SM, the smallest that an
+// SM holds at most 8 of. Few blocks an SM cost a heavy kernel: the occupancy calculator's choice,
+// the largest of the sizes that tie, gave a 128-register Dslash one 512-thread block an SM, and
+// each SM idled on its block's slowest warp before the next began (H200, 32^4 range, two rounds:
+// vnode single 3544-3579 -> 3888-3898 GFLOP/s with 64 threads, naive double 2813-2820 ->
+// 2962-2977, mrhs single 6581-6629 -> 7467-7471). Many blocks an SM cost a light one (64-thread
+// blocks made the solver's fill and conversion launches 1.2-2.3x slower): 8 an SM is 256 threads.
 struct ResidentBlock {
   int threads = 0;  // a block
   int per_sm = 0;   // blocks an SM holds
