@@ -14,8 +14,9 @@
 namespace dslash {
 
 namespace kernels {
-// Compiled in dslash_cuda_naive_f32.cu, with its own register budget.
+// Compiled in dslash_cuda_naive_f32.cu and dslash_cuda_vnode_f32.cu, each with its own register budget.
 extern template void run_dslash<float, simd::SimtLane<float, 1>, false, Cuda>(const RunArgs<float>&);
+extern template void run_dslash<float, simd::SimtLane<float, simd::kSimtLanes<float>>, true, Cuda>(const RunArgs<float>&);
 }  // namespace kernels
 
 namespace {
