@@ -26,7 +26,7 @@ namespace dslash::backend {
 
 namespace cuda_detail {
 
-inline constexpr int kRangeThreads = 256;  // threads per block of a range or tile launch
+inline constexpr int kRangeThreads = 256;  // threads per block of a reduction, which leaves a partial a block (a range reduction: at least this many)
 inline constexpr int kMaxThreads = 1024;   // per block, every GPU since Fermi
 
 inline void check_launch(const char* what) { cuda::check(cudaGetLastError(), what); }
@@ -43,7 +43,7 @@ inline unsigned grid_of(index_t blocks, const char* what) {
   return static_cast<unsigned>(blocks);
 }
 
-// Rows of a range launch: whole blocks of kRangeThreads threads, at least one row.
+// Rows of a tile reduction: whole blocks of kRangeThreads threads, at least one row.
 inline int range_rows(int vector_length) { return std::max(1, kRangeThreads / vector_length); }
 
 // The most threads a block of `kernel` may have: fewer than 1024 when its registers run out first.
@@ -317,7 +317,7 @@ void parallel_reduce(const RangePolicy<Cuda>& p, const F& f, T& result) {
   // GPU holds at once: before, as many as would fit at full occupancy, which a Dslash with its sum
   // (CG's fused last pass) ran in four waves. H200 solves, 32^4, two rounds, with the range rule
   // above: vnode CG double 0.0756-0.0760 -> 0.0732-0.0733 s, naive CG double 0.0667-0.0669 -> 0.0639-0.0647.
-  static const cuda_detail::ResidentBlock shape = cuda_detail::resident_block(cuda_detail::range_reduce<T, F>, 256);
+  static const cuda_detail::ResidentBlock shape = cuda_detail::resident_block(cuda_detail::range_reduce<T, F>, cuda_detail::kRangeThreads);
   static const index_t resident = static_cast<index_t>(shape.per_sm) * Cuda::multiprocessors();
   const int rows = std::max(1, shape.threads / p.vector_length());
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");

@@ -179,21 +179,19 @@ struct Cuda {
   static constexpr const char* name = "cuda";
   static constexpr int max_team_size = 1024;  // threads per block; with a vector length, the product
   // Threads the GPU keeps resident at once.
-  static int concurrency() {  // two attribute queries: cudaGetDeviceProperties takes milliseconds
-    int dev = 0, sms = 0, threads = 0;
-    cuda::check(cudaGetDevice(&dev), "cudaGetDevice");
-    cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-    cuda::check(cudaDeviceGetAttribute(&threads, cudaDevAttrMaxThreadsPerMultiProcessor, dev), "cudaDeviceGetAttribute");
-    return sms * threads;
-  }
-  static int multiprocessors() {
-    int dev = 0, sms = 0;
-    cuda::check(cudaGetDevice(&dev), "cudaGetDevice");
-    cuda::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev), "cudaDeviceGetAttribute");
-    return sms;
-  }
+  static int concurrency() { return multiprocessors() * attribute(cudaDevAttrMaxThreadsPerMultiProcessor); }
+  static int multiprocessors() { return attribute(cudaDevAttrMultiProcessorCount); }
   // Waits for every kernel launched so far; a kernel's own fault surfaces here.
   static void fence() { cuda::check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (a kernel failed)"); }
+
+ private:
+  // One fact of the current device (an attribute query: cudaGetDeviceProperties takes milliseconds).
+  static int attribute(cudaDeviceAttr what) {
+    int dev = 0, value = 0;
+    cuda::check(cudaGetDevice(&dev), "cudaGetDevice");
+    cuda::check(cudaDeviceGetAttribute(&value, what, dev), "cudaDeviceGetAttribute");
+    return value;
+  }
 };
 
 struct CudaSpace {
