@@ -109,10 +109,19 @@ int tile_launch_rows(Kernel kernel, int vector_length) {
   return std::max(1, block / vector_length);
 }
 
+// A range kernel's grid covers the range: `if (i < end) f(i)`. A translation unit that defines
+// DSLASH_CUDA_RANGE_LOOP gets the same grid with each thread in a loop striding by the grid, which
+// runs once: ptxas allocates the heavy bodies' registers differently in a loop, and which form is
+// faster is measured per unit (kernels/CMakeLists.txt), as the register caps are.
 template <class F>
 __global__ void range_for(F f, index_t begin, index_t end) {
+#ifdef DSLASH_CUDA_RANGE_LOOP
+  const index_t stride = static_cast<index_t>(gridDim.x) * blockDim.y;
+  for (index_t i = begin + static_cast<index_t>(blockIdx.x) * blockDim.y + threadIdx.y; i < end; i += stride) f(i);
+#else
   const index_t i = begin + static_cast<index_t>(blockIdx.x) * blockDim.y + threadIdx.y;
   if (i < end) f(i);
+#endif
 }
 
 template <class F>
