@@ -623,9 +623,13 @@ void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch
   else with_reals.template operator()<false>();
 }
 
-// Whether the epilogue is built for 12-real links too: the GPU's naive kernel (one SIMT lane a site).
-template <class Vec>
-inline constexpr bool xpay_with_compressed_links = simd::is_simt<Vec> && Vec::size == 1;
+// Whether the epilogue is built for 12-real links too: the GPU kernels a mixed solve's sloppy
+// operator runs with --compress-sloppy 12, naive (one SIMT lane a site) and vnode single (H200,
+// 32^4 mixed CG, solve / Dslash time without it -> with it: naive 1.36 -> 1.16-1.19x, vnode 1.37 ->
+// 1.16-1.18x).
+template <class Vec, bool Folded>
+inline constexpr bool xpay_with_compressed_links =
+    simd::is_simt<Vec> && (Vec::size == 1 || (Folded && std::is_same_v<typename Vec::value_type, float>));
 // Whether it is built with the inner product (BiCGStab): not in the GPU's naive kernel, where the
 // BLAS pass was as fast or faster (H200, 32^4 BiCGStab, three interleaved rounds: double 0.0315-0.0344
 // -> 0.0305-0.0327 s, mixed 0.0242-0.0248 -> 0.0253-0.0274 s); vnode's GPU and CPU solves gained
@@ -638,15 +642,14 @@ void run_dslash(const RunArgs<Real>& args) {
   // The GPU's layout is always component-major. The epilogue is a template parameter, as the layout:
   // a run-time branch in the store cost the GPU 7-17 points of roofline (docs/performance/HISTORY.md).
   // It is built for whole links (the solvers' operator; DslashKernel::fuses_xpay), and for 12-real
-  // links in the GPU's naive kernel, the single-precision operator of a mixed solve with
-  // --compress-sloppy 12 (H200, 32^4 CG: 1.36x its Dslash time without the epilogue). For every
+  // links in the GPU's naive and vnode single kernels (xpay_with_compressed_links). For every
   // family and compression it doubled the kernel build and stalled the sanitizer preset.
   // The inner product (BiCGStab) for whole links only (DslashKernel::fuses_xpay).
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() {
     if constexpr (Reals == 18 && xpay_with_dot<Vec>) {
       if (args.xpay_w != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::NormDot, Exec>(args);
     }
-    if constexpr (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec>)) {
+    if constexpr (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec, Folded>)) {
       if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::Norm, Exec>(args);
     }
     launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::None, Exec>(args);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <type_traits>
 
 #include "dslash/core.hpp"
 #include "kernels/reference_dslash.hpp"
@@ -315,9 +316,11 @@ std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo, bool with_do
     return "apply_xpay needs every direction on this process, or the halo read in the kernel (its faces would be added after the epilogue)";
   if (split && !Space::host_accessible) return "apply_xpay on the GPU needs every direction on this process (its faces are added after the kernel)";
   // kernels/dslash_body.hpp, run_dslash: what the epilogue is built for.
-  const bool gpu_naive_12 = !Space::host_accessible && cfg_.kernel == KernelFamily::Naive && cfg_.compress == 12;
-  if (cfg_.compress != 18 && !gpu_naive_12)
-    return "apply_xpay needs whole links (18 reals; 12 in the GPU's naive kernel); this kernel stores " + std::to_string(cfg_.compress);
+  const bool gpu_12 = !Space::host_accessible && cfg_.compress == 12 &&
+                     (cfg_.kernel == KernelFamily::Naive || (cfg_.kernel == KernelFamily::Vnode && std::is_same_v<Real, float>));
+  if (cfg_.compress != 18 && !gpu_12)
+    return "apply_xpay needs whole links (18 reals; 12 in the GPU's naive and single-precision vnode kernels); this kernel stores " +
+           std::to_string(cfg_.compress);
   if (with_dot && cfg_.compress != 18) return "apply_xpay with an inner product needs whole links (18 reals); this kernel stores " + std::to_string(cfg_.compress);
   if (with_dot && !Space::host_accessible && cfg_.kernel == KernelFamily::Naive)
     return "apply_xpay with an inner product is not built for the GPU's naive kernel (its BLAS pass is as fast)";

@@ -110,7 +110,8 @@ class DslashKernel {
   // prefetch_later_links).
   bool prefetches_links() const { return prefetch_links_; }
   // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those, and
-  // without the inner product for the GPU naive kernel's 12: kernels/dslash_body.hpp), and no halo
+  // without the inner product for the 12 of the GPU's naive and vnode single kernels:
+  // kernels/dslash_body.hpp), and no halo
   // directions, or (with_halo) their halo read in the kernel. With the inner product (with_dot):
   // not in the GPU's naive kernel.
   bool fuses_xpay(bool with_halo = false, bool with_dot = false) const { return xpay_refusal(with_halo, with_dot).empty(); }

@@ -28,9 +28,13 @@ struct GpuSolve {
   KernelFamily kernel;
   bool bicgstab;
   const char* prec;  // "double", "single" or "mixed"
+  int sloppy_compress = 18;  // reals per link of the sloppy operator (mixed: --compress-sloppy)
 };
 
-std::string name_of(const GpuSolve& v) { return std::string(to_string(v.kernel)) + (v.bicgstab ? "_bicgstab_" : "_cgnr_") + v.prec; }
+std::string name_of(const GpuSolve& v) {
+  return std::string(to_string(v.kernel)) + (v.bicgstab ? "_bicgstab_" : "_cgnr_") + v.prec +
+         (v.sloppy_compress != 18 ? "_sloppy" + std::to_string(v.sloppy_compress) : "");
+}
 // ctest lists a failing variant by name, not as "16-byte object <...>".
 void PrintTo(const GpuSolve& v, std::ostream* os) { *os << name_of(v); }
 
@@ -40,7 +44,9 @@ double solve_on_gpu(const GaugeField<double>& u, const SpinorField<double>& b, c
   const Geometry& g = u.geometry();
   const DslashConfig config{.kernel = v.kernel, .dispatch = Dispatch::Range};
   const EvenOddWilson<Real, CudaSpace> op(convert_precision<Real>(u), kMass, config);
-  const EvenOddWilson<Sloppy, CudaSpace> sloppy(convert_precision<Sloppy>(u), kMass, config);
+  DslashConfig sloppy_config = config;
+  sloppy_config.compress = v.sloppy_compress;
+  const EvenOddWilson<Sloppy, CudaSpace> sloppy(convert_precision<Sloppy>(u), kMass, sloppy_config);
   std::vector<SpinorField<Real>> even, odd;
   const SpinorField<Real> b_real = convert_precision<Real>(b);
   copy_sites(b_real, even.emplace_back(g, Subset::Even));
@@ -95,7 +101,10 @@ INSTANTIATE_TEST_SUITE_P(
     Gpu, CudaSolvers,
     ::testing::Values(GpuSolve{KernelFamily::Naive, false, "double"}, GpuSolve{KernelFamily::Naive, false, "single"},
                       GpuSolve{KernelFamily::Naive, false, "mixed"}, GpuSolve{KernelFamily::Naive, true, "mixed"},
-                      GpuSolve{KernelFamily::Vnode, false, "mixed"}, GpuSolve{KernelFamily::Vnode, true, "double"}),
+                      GpuSolve{KernelFamily::Vnode, false, "mixed"}, GpuSolve{KernelFamily::Vnode, true, "double"},
+                      // 12-real sloppy links: the kernels' epilogue built for them (kernels/dslash_body.hpp)
+                      GpuSolve{KernelFamily::Naive, false, "mixed", 12}, GpuSolve{KernelFamily::Vnode, false, "mixed", 12},
+                      GpuSolve{KernelFamily::Vnode, true, "mixed", 12}),
     [](const auto& param_info) { return name_of(param_info.param); });
 
 class CudaOperator : public GpuTest<> {};
