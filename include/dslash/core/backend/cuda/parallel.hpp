@@ -112,7 +112,9 @@ int tile_launch_rows(Kernel kernel, int vector_length) {
 // A range kernel's grid covers the range: `if (i < end) f(i)`. A translation unit that defines
 // DSLASH_CUDA_RANGE_LOOP gets the same grid with each thread in a loop striding by the grid, which
 // runs once: ptxas allocates the heavy bodies' registers differently in a loop, and which form is
-// faster is measured per unit (kernels/CMakeLists.txt), as the register caps are.
+// faster is measured per unit (kernels/CMakeLists.txt), as the register caps are. The two forms
+// never meet in one program for the same functor: a unit's range functors are the Dslash bodies it
+// alone instantiates, and its probes live in an unnamed namespace (kernels/cuda_runners.cuh).
 template <class F>
 __global__ void range_for(F f, index_t begin, index_t end) {
 #ifdef DSLASH_CUDA_RANGE_LOOP
