@@ -623,19 +623,16 @@ void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch
   else with_reals.template operator()<false>();
 }
 
-// Whether the epilogue is built for 12-real links too: the GPU kernels a mixed solve's sloppy
-// operator runs with --compress-sloppy 12, naive (one SIMT lane a site) and vnode single (H200,
-// 32^4 mixed CG, solve / Dslash time without it -> with it: naive 1.36 -> 1.16-1.19x, vnode 1.37 ->
-// 1.16-1.18x).
+// The family of a GPU kernel (SIMT lanes): naive one lane a site, vnode folded, mrhs neither.
+template <class Vec, bool Folded>
+inline constexpr KernelFamily simt_family = Vec::size == 1 ? KernelFamily::Naive : Folded ? KernelFamily::Vnode : KernelFamily::Mrhs;
+// Whether the epilogue is built for 12-real links too, and with the inner product: on the CPU for
+// whole links only, with it; on the GPU as kernels/kernel_options.hpp says.
 template <class Vec, bool Folded>
 inline constexpr bool xpay_with_compressed_links =
-    simd::is_simt<Vec> && (Vec::size == 1 || (Folded && std::is_same_v<typename Vec::value_type, float>));
-// Whether it is built with the inner product (BiCGStab): not in the GPU's naive kernel, where the
-// BLAS pass was as fast or faster (H200, 32^4 BiCGStab, three interleaved rounds: double 0.0315-0.0344
-// -> 0.0305-0.0327 s, mixed 0.0242-0.0248 -> 0.0253-0.0274 s); vnode's GPU and CPU solves gained
-// 3-15% (docs/performance/HISTORY.md).
-template <class Vec>
-inline constexpr bool xpay_with_dot = !(simd::is_simt<Vec> && Vec::size == 1);
+    simd::is_simt<Vec> && gpu_epilogue_takes_12_real_links(simt_family<Vec, Folded>, std::is_same_v<typename Vec::value_type, float>);
+template <class Vec, bool Folded>
+inline constexpr bool xpay_with_dot = !simd::is_simt<Vec> || gpu_epilogue_takes_inner_product(simt_family<Vec, Folded>);
 
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
@@ -646,7 +643,7 @@ void run_dslash(const RunArgs<Real>& args) {
   // family and compression it doubled the kernel build and stalled the sanitizer preset.
   // The inner product (BiCGStab) for whole links only (DslashKernel::fuses_xpay).
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() {
-    if constexpr (Reals == 18 && xpay_with_dot<Vec>) {
+    if constexpr (Reals == 18 && xpay_with_dot<Vec, Folded>) {
       if (args.xpay_w != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::NormDot, Exec>(args);
     }
     if constexpr (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec, Folded>)) {

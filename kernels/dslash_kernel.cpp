@@ -311,18 +311,17 @@ NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, con
 
 template <class Real, class Space>
 std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo, bool with_dot) const {
-  const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end();
+  const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end(), gpu = !Space::host_accessible;
   if (split && !with_halo)
     return "apply_xpay needs every direction on this process, or the halo read in the kernel (its faces would be added after the epilogue)";
-  if (split && !Space::host_accessible) return "apply_xpay on the GPU needs every direction on this process (its faces are added after the kernel)";
-  // kernels/dslash_body.hpp, run_dslash: what the epilogue is built for.
-  const bool gpu_12 = !Space::host_accessible && cfg_.compress == 12 &&
-                     (cfg_.kernel == KernelFamily::Naive || (cfg_.kernel == KernelFamily::Vnode && std::is_same_v<Real, float>));
+  if (split && gpu) return "apply_xpay on the GPU needs every direction on this process (its faces are added after the kernel)";
+  // What the epilogue is built for: kernels/kernel_options.hpp (the GPU's), kernels/dslash_body.hpp (run_dslash).
+  const bool gpu_12 = gpu && cfg_.compress == 12 && gpu_epilogue_takes_12_real_links(cfg_.kernel, std::is_same_v<Real, float>);
   if (cfg_.compress != 18 && !gpu_12)
     return "apply_xpay needs whole links (18 reals; 12 in the GPU's naive and single-precision vnode kernels); this kernel stores " +
            std::to_string(cfg_.compress);
   if (with_dot && cfg_.compress != 18) return "apply_xpay with an inner product needs whole links (18 reals); this kernel stores " + std::to_string(cfg_.compress);
-  if (with_dot && !Space::host_accessible && cfg_.kernel == KernelFamily::Naive)
+  if (with_dot && gpu && !gpu_epilogue_takes_inner_product(cfg_.kernel))
     return "apply_xpay with an inner product is not built for the GPU's naive kernel (its BLAS pass is as fast)";
   return {};
 }
