@@ -5,7 +5,8 @@
 // device (BabelStream-style triad and copy, an FMA loop).
 // Included by one .cu file per precision (dslash_cuda_f32.cu, dslash_cuda_f64.cu), as the CPU's
 // runner_table.hpp is by one file per instruction set: each compiles with its own flags, in parallel;
-// naive and vnode single each in a file of their own (their register caps differ from mrhs's).
+// naive and vnode single each in a file of their own (their register caps and range-kernel forms
+// differ from mrhs's: kernels/CMakeLists.txt).
 #include "simd/simt.hpp"
 // keep this order
 #include "kernels/dslash_body.hpp"

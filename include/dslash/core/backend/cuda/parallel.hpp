@@ -44,7 +44,7 @@ inline unsigned grid_of(index_t blocks, const char* what) {
 }
 
 // Rows of a tile reduction: whole blocks of kRangeThreads threads, at least one row.
-inline int range_rows(int vector_length) { return std::max(1, kRangeThreads / vector_length); }
+inline int tile_reduce_rows(int vector_length) { return std::max(1, kRangeThreads / vector_length); }
 
 // The most threads a block of `kernel` may have: fewer than 1024 when its registers run out first.
 // A team that asks for more is refused in words, not by the GPU's "too many resources" at launch.
@@ -349,7 +349,7 @@ void parallel_reduce(const TeamPolicy<Cuda>& p, const F& f, T& result) {
 
 template <int Rank, class T, class F>
 void parallel_reduce(const MDRangePolicy<Rank, Cuda>& p, const F& f, T& result) {
-  const int rows = static_cast<int>(std::max<index_t>(1, std::min<index_t>(p.tile_points(), cuda_detail::range_rows(p.vector_length()))));
+  const int rows = static_cast<int>(std::max<index_t>(1, std::min<index_t>(p.tile_points(), cuda_detail::tile_reduce_rows(p.vector_length()))));
   const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
   const unsigned blocks = p.tile_points() == 0 ? 0 : cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda");
   result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
