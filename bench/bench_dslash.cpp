@@ -134,6 +134,67 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   state.SetLabel(d.label());
 }
 
+#if defined(DSLASH_HAVE_CUDA)
+// A GPU rank's share of a t-split call (1.1.1.N grid, one rank per GPU) as launches on one stream,
+// without messages, against the plain kernel on the whole periodic domain L^3 x L/2 (in the bench:
+// --gpu-per-rank's control). Each way, timed by CUDA events around its launches:
+//   faces   the kernel with the t hops left out, then the face kernel adding both t faces (what
+//           HaloDslash does after the interior today; the projection overlaps and is left out)
+//   slabs   the same sites as three launches: outer t in [1, T - 1) and the two boundary slabs, the
+//           plain kernel in each (what a rank that computes its boundary slabs after the interior,
+//           from the received halo, would pay at best)
+template <class Real>
+void BM_CudaHaloT(benchmark::State& state, KernelFamily kernel, bool slabs) {
+  if (const std::string why = cuda::unavailable_reason(); !why.empty()) {
+    state.SkipWithError(why.c_str());
+    return;
+  }
+  const int L = static_cast<int>(state.range(0));
+  const Geometry geom({L, L, L, L / 2});
+  GaugeField<Real> u(geom);
+  fill_random_su3(u, 1);
+  DslashConfig cfg{.kernel = kernel, .dispatch = Dispatch::Range};
+  const DslashKernel<Real, CudaSpace> plain(u, cfg);
+  cfg.halo = {false, false, false, true};
+  const DslashKernel<Real, CudaSpace> d(u, cfg);
+  const DslashFaces<Real, CudaSpace> faces(d, u);
+  std::vector<SpinorField<Real>> in;
+  fill_gaussian(in.emplace_back(geom, d.in_subset()), 2);
+  const auto packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
+  d.pack(in, packed_in);
+  using DeviceReals = View<Real, 1, LayoutRight, CudaSpace>;
+  const DeviceReals forward("forward_half", faces.halo_reals(3)), backward("backward_half", faces.halo_reals(3));
+  faces.project_both(3, packed_in, forward.data(), backward.data());
+  const index_t T = plain.outer_t();
+  const auto call = [&] {
+    if (slabs) {
+      plain.apply_slab(packed_in, packed_out, 1, T - 1);
+      plain.apply_slab(packed_in, packed_out, 0, 1);
+      plain.apply_slab(packed_in, packed_out, T - 1, T);
+    } else {
+      d.apply(packed_in, packed_out);
+      faces.complete_both(3, forward.data(), backward.data(), packed_out);
+    }
+  };
+  cuda::EventTimer timer;
+  plain.apply(packed_in, packed_out);
+  call();
+  double plain_seconds = 0;
+  for (int k = 0; k < 20; ++k) {
+    timer.start();
+    plain.apply(packed_in, packed_out);
+    plain_seconds += timer.stop();
+  }
+  for (auto _ : state) {
+    timer.start();
+    call();
+    state.SetIterationTime(timer.stop());
+  }
+  state.counters["plain_us"] = 1e6 * plain_seconds / 20;
+  state.SetLabel(d.label());
+}
+#endif
+
 // The abstraction-cost pair: one naive checkerboarded Dslash (D_{e<-o}, double), written once over
 // an accessor. ViewAccess holds the fields' Views by value, as Kokkos code captures them, and goes
 // through View::operator() with its runtime strides; RawAccess indexes the same storage by hand.
@@ -290,6 +351,15 @@ void register_all() {
                        : benchmark::RegisterBenchmark(e.name("cuda/").c_str(), BM_CudaDslash<double>, e.kernel, e.dispatch, e.compress);
     b->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
   }
+#endif
+#if defined(DSLASH_HAVE_CUDA)
+  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Vnode})
+    for (bool single : {true, false})
+      for (bool slabs : {false, true}) {
+        const std::string name = std::string("cuda_halo/") + to_string(k) + "/t/" + (single ? "single" : "double") + (slabs ? "/slabs" : "/faces");
+        (single ? benchmark::RegisterBenchmark(name.c_str(), BM_CudaHaloT<float>, k, slabs) : benchmark::RegisterBenchmark(name.c_str(), BM_CudaHaloT<double>, k, slabs))
+            ->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
+      }
 #endif
   // t split (a 1.1.1.N grid) and y, z, t split (1.2.2.2), the halo's hops added by the face kernels or the kernel.
   for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
