@@ -409,29 +409,32 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 }
 
 // Brings the received messages to the device (staged) and, where `out` is not empty, completes the
-// faces after the interior; returns with everything done.
+// faces after the interior; returns with everything done. The face kernels follow the interior on
+// its own stream: peer messages are in place once their notices are in (the senders waited for
+// their copies), so nothing on the GPU waits for another stream; staged, the completion waits for
+// the copy to the device.
 template <class Real, class Space>
 void HaloDslash<Real, Space>::stage_in(const spinor_view& out) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
-  const cuda::StreamScope on_faces(g.faces.get());
   if (!g.peer) {
     g.to_device.start.record(g.faces.get());
     cuda::copy_async(g.receive.data(), exchange_.receive_buffer(), exchange_.bytes(), g.faces.get());
     g.to_device.stop.record(g.faces.get());
+    cuda::check(cudaStreamWaitEvent(g.interior.get(), g.to_device.stop.get(), 0), "cudaStreamWaitEvent");
   }
   const Real* received = g.peer ? g.peer->receive() : g.receive.data();
   if (out.size() > 0) {
-    cuda::check(cudaStreamWaitEvent(g.faces.get(), g.computed.stop.get(), 0), "cudaStreamWaitEvent");  // the interior wrote out first
+    const cuda::StreamScope on_interior(g.interior.get());
     const auto at = [&](Hop hop, int mu) { return received + (exchange_.receive(mu, hop) - exchange_.receive_buffer()); };
     for_each_split([&](int mu) {
       auto& span = g.complete[static_cast<std::size_t>(mu)];
-      span.start.record(g.faces.get());
+      span.start.record(g.interior.get());
       faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out);
-      span.stop.record(g.faces.get());
+      span.stop.record(g.interior.get());
     });
   }
-  g.faces.synchronize();  // and with it the interior, which the faces stream waited for
+  g.interior.synchronize();  // staged: the copy to the device too, which the interior stream waited for
 #else
   (void)out;
 #endif
