@@ -32,7 +32,8 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
     };
     start();
     // Each inner product comes from the pass that writes one of its vectors (blas.hpp): an iteration
-    // makes 22 passes over the vectors besides its four hops, not 32.
+    // makes 21 passes over the vectors besides its four hops, not 32
+    // (the solution's and residual's updates share one: QUDA's caxpbypzYmbw).
     rho_next = sloppy.dot(r0, r);
     while (updates.may_iterate()) {
       if (std::abs(rho_next) == 0 || std::abs(omega) == 0) {
@@ -51,8 +52,8 @@ SolverResult bicgstab(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<
       caxpby(layout, -alpha, v, C(1), r);  // s = r - alpha v, in r
       const NormDot t_s = sloppy.apply_norm2_dot(r, t, r);  // t = M s, ||t||^2, <s, t>
       omega = t_s.norm2 == 0 ? C(0) : std::conj(t_s.dot) / t_s.norm2;  // <t, s> / ||t||^2
-      caxpbypcz(layout, alpha, p, omega, r, C(1), x_s);  // x_s += alpha p + omega s
-      const NormDot r_r0 = sloppy.global_sum(caxpby_norm2_dot(layout, -omega, t, C(1), r, r0));  // r = s - omega t
+      // x_s += alpha p + omega s, r = s - omega t, with ||r||^2 and <r0, r>
+      const NormDot r_r0 = sloppy.global_sum(update_solution_and_residual(layout, alpha, p, omega, t, r, x_s, r0));
       const reliable::Step step = updates.after_iteration(r_r0.norm2);  // may replace r by the recomputed residual
       if (updates.done()) break;
       if (step == reliable::Step::Restarted) start();

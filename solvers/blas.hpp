@@ -419,6 +419,34 @@ std::array<double, 3> caxpby_norm2_dot_groups(const PackedComplex& c, Real ar, R
   return sum;
 }
 
+// x += a p + b r and r -= b t with ||r||^2 and <w, r> over Strided groups, as dot_groups.
+template <ComplexIndex Index, class Real, class Space>
+std::array<double, 3> update_solution_and_residual_groups(const PackedComplex& c, Real ar, Real ai, const Real* pp, Real br, Real bi, const Real* tp,
+                                                          Real* rp, Real* xp, const Real* wp) {
+  constexpr int K = kGroup<Real, Space>;
+  std::array<double, 3> sum{};
+  reduce_groups<Real, Space>("blas_update_solution_and_residual", c.count(), DSLASH_LAMBDA(const Strided<K>& g, std::array<double, 3>& acc) {
+    ComplexGroup<K, Real> pv, tv, rv, xv, wv;
+    pv.template load<Index>(c, g, pp);
+    tv.template load<Index>(c, g, tp);
+    rv.template load<Index>(c, g, rp);
+    xv.template load<Index>(c, g, xp);
+    wv.template load<Index>(c, g, wp);
+    for (int j = 0; j < K; ++j) {
+      caxpby_at(j, ar, ai, Real(1), Real(0), pv, xv);
+      caxpby_at(j, br, bi, Real(1), Real(0), rv, xv);
+      caxpby_at(j, -br, -bi, Real(1), Real(0), tv, rv);
+      const double dvr = rv.re[j], dvi = rv.im[j], dwr = wv.re[j], dwi = wv.im[j];
+      acc[0] += dvr * dvr + dvi * dvi;
+      acc[1] += dwr * dvr + dwi * dvi;
+      acc[2] += dwr * dvi - dwi * dvr;
+    }
+    xv.template store<Index>(c, g, xp);
+    rv.template store<Index>(c, g, rp);
+  }, sum);
+  return sum;
+}
+
 }  // namespace blas_detail
 
 // <x, y> = sum conj(x) y over the complex numbers of a buffer of layout c.
@@ -483,8 +511,8 @@ void caxpby(const PackedComplex& c, std::complex<double> a, const View<Real, 1, 
   });
 }
 
-// z = a x + b y + c z with complex a, b, c: BiCGStab's p = r + beta (p - omega v) and
-// x += alpha p + omega s, each one pass over three buffers instead of two caxpbys (six).
+// z = a x + b y + c z with complex a, b, c: BiCGStab's p = r + beta (p - omega v), one pass over
+// three buffers instead of two caxpbys (six).
 template <class Real, class Space>
 void caxpbypcz(const PackedComplex& layout, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& x, std::complex<double> b,
                const View<Real, 1, LayoutRight, Space>& y, std::complex<double> c, const View<Real, 1, LayoutRight, Space>& z) {
@@ -527,8 +555,8 @@ void caxpbypcz(const PackedComplex& layout, std::complex<double> a, const View<R
 }
 
 // y = a x + b y with complex a and b, returning ||y||^2 and <w, y> of the new y from the same pass:
-// BiCGStab's last pass of M (v = M p with <r0, v>; t = M s with ||t||^2 and <s, t>) and its
-// residual update (r = s - omega t with ||r||^2 and the next <r0, r>).
+// BiCGStab's last pass of M where the kernel has no epilogue for it (v = M p with <r0, v>; t = M s
+// with ||t||^2 and <s, t>).
 template <class Real, class Space>
 NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& x, std::complex<double> b,
                          const View<Real, 1, LayoutRight, Space>& y, const View<Real, 1, LayoutRight, Space>& w) {
@@ -567,6 +595,61 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
   }
   sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(c, [&](auto index) {
     return blas_detail::caxpby_norm2_dot_groups<decltype(index)::value, Real, Space>(c, ar, ai, xp, br, bi, yp, wp);
+  });
+  return {sum[0], {sum[1], sum[2]}};
+}
+
+// BiCGStab's solution and residual updates in one pass over five buffers: x += a p + b r, then
+// r -= b t, returning ||r||^2 and <w, r> of the new r (QUDA's caxpbypzYmbw with its reductions).
+// With r holding s, a = alpha, b = omega and w = r0: x += alpha p + omega s, r = s - omega t, and
+// the next iteration's ||r|| and <r0, r>, where two passes (caxpbypcz, caxpby_norm2_dot) read and
+// wrote seven buffers. x's update takes r's old value: the same x as caxpbypcz gives.
+template <class Real, class Space>
+NormDot update_solution_and_residual(const PackedComplex& c, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& p,
+                                     std::complex<double> b, const View<Real, 1, LayoutRight, Space>& t, const View<Real, 1, LayoutRight, Space>& r,
+                                     const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& w) {
+  blas_detail::check_complex(c, p, t);
+  blas_detail::check_same_size(p, r);
+  blas_detail::check_same_size(p, x);
+  blas_detail::check_same_size(p, w);
+  const Real *pp = p.data(), *tp = t.data(), *wp = w.data();
+  Real *rp = r.data(), *xp = x.data();
+  const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag());
+  std::array<double, 3> sum{};
+  if constexpr (std::is_same_v<Space, HostSpace>) {
+    if (const blas_detail::ComplexRuns runs(c); runs.usable()) {
+      parallel_reduce("blas_update_solution_and_residual", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t k, std::array<double, 3>& acc) {
+        index_t re, n;
+        runs.bounds(k, re, n);
+        const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi;
+        const Real *__restrict__ p_re = pp + re, *__restrict__ p_im = p_re + runs.chunk, *__restrict__ t_re = tp + re, *__restrict__ t_im = t_re + runs.chunk;
+        const Real *__restrict__ w_re = wp + re, *__restrict__ w_im = w_re + runs.chunk;
+        Real *__restrict__ r_re = rp + re, *__restrict__ r_im = r_re + runs.chunk, *__restrict__ x_re = xp + re, *__restrict__ x_im = x_re + runs.chunk;
+        double s_norm = 0, s_re = 0, s_im = 0;
+#pragma omp simd reduction(+ : s_norm, s_re, s_im)
+        for (index_t j = 0; j < n; ++j) {
+          Real xr = x_re[j], xi = x_im[j], rr = r_re[j], ri = r_im[j];
+          blas_detail::caxpby_value(ar_, ai_, Real(1), Real(0), p_re[j], p_im[j], xr, xi);
+          blas_detail::caxpby_value(br_, bi_, Real(1), Real(0), rr, ri, xr, xi);
+          blas_detail::caxpby_value(-br_, -bi_, Real(1), Real(0), t_re[j], t_im[j], rr, ri);
+          x_re[j] = xr;
+          x_im[j] = xi;
+          r_re[j] = rr;
+          r_im[j] = ri;
+          const double dvr = rr, dvi = ri, dwr = w_re[j], dwi = w_im[j];
+          s_norm += dvr * dvr + dvi * dvi;
+          s_re += dwr * dvr + dwi * dvi;
+          s_im += dwr * dvi - dwi * dvr;
+        }
+        acc[0] += s_norm;
+        acc[1] += s_re;
+        acc[2] += s_im;
+      }, sum);
+      return {sum[0], {sum[1], sum[2]}};
+    }
+  }
+  sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(c, [&](auto index) {
+    return blas_detail::update_solution_and_residual_groups<decltype(index)::value, Real, Space>(c, ar, ai, pp, br, bi, tp, rp, xp, wp);
   });
   return {sum[0], {sum[1], sum[2]}};
 }

@@ -283,7 +283,8 @@ TEST(Blas, ComplexAxpbyIsTheFieldsOwn) {
 }
 
 // The fused complex passes of BiCGStab are the same operations on the fields: z = a x + b y + c z,
-// and y = a x + b y with ||y||^2 and <w, y> of the result (w = x, as for <s, t>, included).
+// y = a x + b y with ||y||^2 and <w, y> of the result (w = x, as for <s, t>, included), and the
+// solution and residual updates of its last pass with their sums.
 TEST(Blas, FusedComplexPassesAreTheFieldsOwn) {
   const std::complex<double> a(0.75, -1.5), b(-0.25, 2.0), c(1.25, 0.5);
   for_each_packed_pair([&](const DslashConfig& cfg, const DslashKernel<double>& k, const DslashKernel<double>& even_out, const auto& x, const auto& y,
@@ -316,6 +317,30 @@ TEST(Blas, FusedComplexPassesAreTheFieldsOwn) {
       EXPECT_NEAR(sums.norm2, expect_norm, 1e-12 * expect_norm) << k.label();
       EXPECT_LT(std::abs(sums.dot - expect_dot), 1e-12 * std::abs(expect_dot)) << k.label() << (w_is_x ? ", w = x" : "");
     }
+
+    // BiCGStab's last pass, with p = x, t = y, r = z and the solution s: s += a x + c z and
+    // z -= c y, with ||z||^2 and <w, z> of the new z (w = y before this test's updates).
+    deep_copy(py, pw);
+    k.pack(z, pz);
+    const auto solution = gaussians(kFoldable, Subset::Even, cfg.nrhs, 91);
+    const auto ps = k.allocate_spinors("s");
+    k.pack(solution, ps);
+    const NormDot sums = update_solution_and_residual(layout, a, px, c, py, pz, ps, pw);
+    expect_unpacked(
+        even_out, ps,
+        [&](std::size_t r, site_t i, int sp, int col) { return solution[r](i, sp, col) + a * x[r](i, sp, col) + c * z[r](i, sp, col); },
+        k.label() + " update_solution_and_residual's solution");
+    const auto got = expect_unpacked(
+        even_out, pz, [&](std::size_t r, site_t i, int sp, int col) { return z[r](i, sp, col) - c * y[r](i, sp, col); },
+        k.label() + " update_solution_and_residual's residual");
+    std::complex<double> expect_dot = 0;
+    double expect_norm = 0;
+    for (std::size_t r = 0; r < got.size(); ++r) {
+      expect_norm += norm2(got[r]);
+      expect_dot += inner_product(y[r], got[r]);
+    }
+    EXPECT_NEAR(sums.norm2, expect_norm, 1e-12 * expect_norm) << k.label();
+    EXPECT_LT(std::abs(sums.dot - expect_dot), 1e-12 * std::abs(expect_dot)) << k.label() << " update_solution_and_residual";
   });
 }
 

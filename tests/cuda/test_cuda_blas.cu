@@ -139,6 +139,17 @@ void complex_passes(const PackedComplex& c) {
     expect_fused_sum<Real>(d.dot.real(), h.dot.real(), scale, "caxpby_norm2_dot's dot, real part");
     expect_fused_sum<Real>(d.dot.imag(), h.dot.imag(), scale, "caxpby_norm2_dot's dot, imaginary part");
   }
+  {
+    Buffers<Real> b(n), more(n);  // p, t, r = x, y, z; the solution and w from a second set
+    const NormDot d = update_solution_and_residual(c, C(0.75, 0.1), b.dx, C(0.2, -1), b.dy, b.dz, more.dx, more.dy);
+    const NormDot h = update_solution_and_residual(c, C(0.75, 0.1), b.hx, C(0.2, -1), b.hy, b.hz, more.hx, more.hy);
+    expect_same(more.hx, more.dx, "update_solution_and_residual's solution");
+    expect_same(b.hz, b.dz, "update_solution_and_residual's residual");
+    const double scale = std::sqrt(h.norm2 * norm2(more.hy));
+    expect_fused_sum<Real>(d.norm2, h.norm2, h.norm2, "update_solution_and_residual's norm");
+    expect_fused_sum<Real>(d.dot.real(), h.dot.real(), scale, "update_solution_and_residual's dot, real part");
+    expect_fused_sum<Real>(d.dot.imag(), h.dot.imag(), scale, "update_solution_and_residual's dot, imaginary part");
+  }
 }
 
 // The GPU work of each test lives in a free function: nvcc's extended lambdas may not sit in a
