@@ -152,6 +152,14 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
   if (completion != "kernel") per_direction("complete", &mpi::HaloCallTimes::complete);
   add("call", [](const auto& c) { return c.call; });
   add("transfer", [](const auto& c) { return c.transfer; });
+  if (staged || peer) {  // the GPU's timeline (HaloCallTimes::Timeline)
+    add("at: faces out (GPU)", [](const auto& c) { return c.at.faces_out; });
+    add("at: interior done (GPU)", [](const auto& c) { return c.at.interior_done; });
+    if (completion != "kernel") add("at: complete done (GPU)", [](const auto& c) { return c.at.complete_done; });
+    add("at: faces out (host)", [](const auto& c) { return c.at.host_faces_out; });
+    add("at: notices in (host)", [](const auto& c) { return c.at.host_notices_in; });
+    add("at: complete launched (host)", [](const auto& c) { return c.at.host_complete_launched; });
+  }
   return stages;
 }
 
@@ -294,8 +302,9 @@ void print_breakdown(const MpiResult& r, int iters) {
   for (const Stage& s : r.stages) {
     const char* note = s.name == "call" ? "  (the stages above add up to about this)"
                        : s.name == "interior" && r.completion == "kernel" ? "  (the halo's hops too: they were in before it)"
-                       : s.name == "transfer" ? "  (post -> every message seen done: overlaps the interior)" : "";
-    std::printf("#   %-16s %9.4f %9.4f %9.4f%s\n", s.name.c_str(), 1e3 * s.seconds.min, 1e3 * s.seconds.median, 1e3 * s.seconds.max, note);
+                       : s.name == "transfer" ? "  (post -> every message seen done: overlaps the interior)"
+                       : s.name == "at: faces out (GPU)" ? "  (when, after the interior's start; the host's from the call's)" : "";
+    std::printf("#   %-28s %9.4f %9.4f %9.4f%s\n", s.name.c_str(), 1e3 * s.seconds.min, 1e3 * s.seconds.median, 1e3 * s.seconds.max, note);
   }
   std::printf("#   control (no halo, every rank at once): best %.4f ms, median %.4f ms; decomposed best %.4f ms, median %.4f ms\n",
               1e3 * r.control_min, 1e3 * r.control_median, 1e3 * r.time_min, 1e3 * r.time_median);

@@ -414,7 +414,7 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 // their copies), so nothing on the GPU waits for another stream; staged, the completion waits for
 // the copy to the device.
 template <class Real, class Space>
-void HaloDslash<Real, Space>::stage_in(const spinor_view& out) {
+void HaloDslash<Real, Space>::stage_in(const spinor_view& out, double* launched_at, double start) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
   if (!g.peer) {
@@ -434,9 +434,10 @@ void HaloDslash<Real, Space>::stage_in(const spinor_view& out) {
       span.stop.record(g.interior.get());
     });
   }
+  if (launched_at) *launched_at = MPI_Wtime() - start;
   g.interior.synchronize();  // staged: the copy to the device too, which the interior stream waited for
 #else
-  (void)out;
+  (void)out, (void)launched_at, (void)start;
 #endif
 }
 
@@ -456,9 +457,11 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   // small kernels still start as soon as the GPU has room.
   if (progress != Progress::None) interior();
   stage_out(in);
+  t.at.host_faces_out = MPI_Wtime() - start;
   post_and_wait(t);
+  t.at.host_notices_in = MPI_Wtime() - start;
   if (progress == Progress::None) interior();
-  stage_in(out);
+  stage_in(out, &t.at.host_complete_launched, start);
   t.call = MPI_Wtime() - start;
   for_each_split([&](int mu) {
     const auto m = static_cast<std::size_t>(mu);
@@ -466,6 +469,10 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
     t.complete[m] = g.complete[m].seconds();
   });
   t.interior = g.computed.seconds();
+  t.at.faces_out = g.copy_out.stop.since(g.computed.start);
+  t.at.interior_done = t.interior;
+  if (out.size() > 0)
+    for_each_split([&](int mu) { t.at.complete_done = std::max(t.at.complete_done, g.complete[static_cast<std::size_t>(mu)].stop.since(g.computed.start)); });
   if (g.peer) {
     t.to_peers = g.copy_out.seconds();
   } else {
