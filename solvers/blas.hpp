@@ -354,6 +354,16 @@ DSLASH_INLINE_FUNCTION void caxpby_at(int j, Real ar, Real ai, Real br, Real bi,
   caxpby_value(ar, ai, br, bi, x.re[j], x.im[j], y.re[j], y.im[j]);
 }
 
+// ||v||^2 and <w, v> of one complex number, in double, added to the sums: the one place of the
+// formula for every pass that returns both.
+template <class Real>
+DSLASH_INLINE_FUNCTION void add_norm2_dot(Real v_re, Real v_im, Real w_re, Real w_im, double& norm, double& dot_re, double& dot_im) {
+  const double vr = v_re, vi = v_im, wr = w_re, wi = w_im;
+  norm += vr * vr + vi * vi;
+  dot_re += wr * vr + wi * vi;
+  dot_im += wr * vi - wi * vr;
+}
+
 // On a CPU the complex passes walk runs of complex numbers whose real parts are adjacent in the
 // buffer, and so are their imaginary parts: up to 64 of one chunk of the layout (PackedComplex),
 // where a chunk holds a multiple of 8 (vnode's and mrhs's W lanes), with host-only lambdas. The
@@ -409,10 +419,7 @@ std::array<double, 3> caxpby_norm2_dot_groups(const PackedComplex& c, Real ar, R
     wv.template load<Index>(c, g, wp);
     for (int j = 0; j < K; ++j) {
       caxpby_at(j, ar, ai, br, bi, xv, yv);
-      const double dvr = yv.re[j], dvi = yv.im[j], dwr = wv.re[j], dwi = wv.im[j];
-      acc[0] += dvr * dvr + dvi * dvi;
-      acc[1] += dwr * dvr + dwi * dvi;
-      acc[2] += dwr * dvi - dwi * dvr;
+      add_norm2_dot(yv.re[j], yv.im[j], wv.re[j], wv.im[j], acc[0], acc[1], acc[2]);
     }
     yv.template store<Index>(c, g, yp);
   }, sum);
@@ -436,10 +443,7 @@ std::array<double, 3> update_solution_and_residual_groups(const PackedComplex& c
       caxpby_at(j, ar, ai, Real(1), Real(0), pv, xv);
       caxpby_at(j, br, bi, Real(1), Real(0), rv, xv);
       caxpby_at(j, -br, -bi, Real(1), Real(0), tv, rv);
-      const double dvr = rv.re[j], dvi = rv.im[j], dwr = wv.re[j], dwi = wv.im[j];
-      acc[0] += dvr * dvr + dvi * dvi;
-      acc[1] += dwr * dvr + dwi * dvi;
-      acc[2] += dwr * dvi - dwi * dvr;
+      add_norm2_dot(rv.re[j], rv.im[j], wv.re[j], wv.im[j], acc[0], acc[1], acc[2]);
     }
     xv.template store<Index>(c, g, xp);
     rv.template store<Index>(c, g, rp);
@@ -581,10 +585,7 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
           blas_detail::caxpby_value(ar_, ai_, br_, bi_, xr[j], xi[j], v_re, v_im);
           yr[j] = v_re;
           yi[j] = v_im;
-          const double dvr = v_re, dvi = v_im, dwr = wr[j], dwi = wi[j];
-          s_norm += dvr * dvr + dvi * dvi;
-          s_re += dwr * dvr + dwi * dvi;
-          s_im += dwr * dvi - dwi * dvr;
+          blas_detail::add_norm2_dot(v_re, v_im, wr[j], wi[j], s_norm, s_re, s_im);
         }
         acc[0] += s_norm;
         acc[1] += s_re;
@@ -636,10 +637,7 @@ NormDot update_solution_and_residual(const PackedComplex& c, std::complex<double
           x_im[j] = xi;
           r_re[j] = rr;
           r_im[j] = ri;
-          const double dvr = rr, dvi = ri, dwr = w_re[j], dwi = w_im[j];
-          s_norm += dvr * dvr + dvi * dvi;
-          s_re += dwr * dvr + dwi * dvi;
-          s_im += dwr * dvi - dwi * dvr;
+          blas_detail::add_norm2_dot(rr, ri, w_re[j], w_im[j], s_norm, s_re, s_im);
         }
         acc[0] += s_norm;
         acc[1] += s_re;
