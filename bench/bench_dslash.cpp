@@ -351,8 +351,6 @@ void register_all() {
                        : benchmark::RegisterBenchmark(e.name("cuda/").c_str(), BM_CudaDslash<double>, e.kernel, e.dispatch, e.compress);
     b->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
   }
-#endif
-#if defined(DSLASH_HAVE_CUDA)
   for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Vnode})
     for (bool single : {true, false})
       for (bool slabs : {false, true}) {

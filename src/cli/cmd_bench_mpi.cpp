@@ -154,7 +154,7 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
   add("transfer", [](const auto& c) { return c.transfer; });
   if (staged || peer) {  // the GPU's timeline (HaloCallTimes::Timeline)
     add("at: faces out (GPU)", [](const auto& c) { return c.at.faces_out; });
-    add("at: interior done (GPU)", [](const auto& c) { return c.at.interior_done; });
+    add("at: interior done (GPU)", [](const auto& c) { return c.interior; });
     if (completion != "kernel") add("at: complete done (GPU)", [](const auto& c) { return c.at.complete_done; });
     add("at: faces out (host)", [](const auto& c) { return c.at.host_faces_out; });
     add("at: notices in (host)", [](const auto& c) { return c.at.host_notices_in; });

@@ -409,12 +409,12 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 }
 
 // Brings the received messages to the device (staged) and, where `out` is not empty, completes the
-// faces after the interior; returns with everything done. The face kernels follow the interior on
-// its own stream: peer messages are in place once their notices are in (the senders waited for
-// their copies), so nothing on the GPU waits for another stream; staged, the completion waits for
-// the copy to the device.
+// faces after the interior; returns with everything done, and the time (MPI_Wtime) it had launched
+// it all. The face kernels follow the interior on its own stream: peer messages are in place once
+// their notices are in (the senders waited for their copies), so nothing on the GPU waits for
+// another stream; staged, the completion waits for the copy to the device.
 template <class Real, class Space>
-void HaloDslash<Real, Space>::stage_in(const spinor_view& out, double* launched_at, double start) {
+double HaloDslash<Real, Space>::stage_in(const spinor_view& out) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
   if (!g.peer) {
@@ -434,10 +434,12 @@ void HaloDslash<Real, Space>::stage_in(const spinor_view& out, double* launched_
       span.stop.record(g.interior.get());
     });
   }
-  if (launched_at) *launched_at = MPI_Wtime() - start;
+  const double launched = MPI_Wtime();
   g.interior.synchronize();  // staged: the copy to the device too, which the interior stream waited for
+  return launched;
 #else
-  (void)out, (void)launched_at, (void)start;
+  (void)out;
+  return 0;
 #endif
 }
 
@@ -461,7 +463,7 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   post_and_wait(t);
   t.at.host_notices_in = MPI_Wtime() - start;
   if (progress == Progress::None) interior();
-  stage_in(out, &t.at.host_complete_launched, start);
+  t.at.host_complete_launched = stage_in(out) - start;
   t.call = MPI_Wtime() - start;
   for_each_split([&](int mu) {
     const auto m = static_cast<std::size_t>(mu);
@@ -470,7 +472,6 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   });
   t.interior = g.computed.seconds();
   t.at.faces_out = g.copy_out.stop.since(g.computed.start);
-  t.at.interior_done = t.interior;
   if (out.size() > 0)
     for_each_split([&](int mu) { t.at.complete_done = std::max(t.at.complete_done, g.complete[static_cast<std::size_t>(mu)].stop.since(g.computed.start)); });
   if (g.peer) {

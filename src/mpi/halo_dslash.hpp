@@ -80,10 +80,11 @@ struct HaloCallTimes {
   double to_host = 0, to_device = 0;  // the GPU, staged: copies of the send and receive buffers (0 on a CPU)
   double to_peers = 0;                // the GPU, peer: the copies into the neighbours' receive buffers
   // The GPU's call as a timeline, where the stages above leave time unaccounted: when each piece
-  // ended on the GPU (seconds after the interior's start, the GPU's clock) and when the host got
-  // past each of its steps (seconds after the call's start, the host's clock).
+  // ended on the GPU (seconds after the interior's start, the GPU's clock: the interior itself ends
+  // at `interior`) and when the host got past each of its steps (seconds after the call's start,
+  // the host's clock).
   struct Timeline {
-    double faces_out = 0, interior_done = 0, complete_done = 0;  // GPU
+    double faces_out = 0, complete_done = 0;                                     // GPU
     double host_faces_out = 0, host_notices_in = 0, host_complete_launched = 0;  // host
   } at;
   double stages() const;
@@ -172,8 +173,8 @@ class HaloDslash {
   void apply_device(const spinor_view& in, const spinor_view& out, Progress progress);
   void stage_out(const spinor_view& in);
   void post_and_wait(HaloCallTimes& t);  // the GPU's messages, or notices, once staged out
-  // launched_at: where given, set to when the completion was launched (host seconds since `start`).
-  void stage_in(const spinor_view& out, double* launched_at = nullptr, double start = 0);
+  // Returns when (MPI_Wtime) the completion was launched, before waiting for it.
+  double stage_in(const spinor_view& out);
 
   // Chunks: at least kMinSlabs slabs, and more for long calls (mrhs), about one per kSlabWork
   // vectors x blocks of output.
