@@ -155,6 +155,8 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
   if (staged || peer) {  // the GPU's timeline (HaloCallTimes::Timeline)
     add("at: faces out (GPU)", [](const auto& c) { return c.at.faces_out; });
     add("at: interior done (GPU)", [](const auto& c) { return c.interior; });
+    if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.at.boundary_done > 0; }))
+      add("at: boundary t done (GPU)", [](const auto& c) { return c.at.boundary_done; });
     if (completion != "kernel") add("at: complete done (GPU)", [](const auto& c) { return c.at.complete_done; });
     add("at: faces out (host)", [](const auto& c) { return c.at.host_faces_out; });
     add("at: notices in (host)", [](const auto& c) { return c.at.host_notices_in; });

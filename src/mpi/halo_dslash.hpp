@@ -83,8 +83,10 @@ struct HaloCallTimes {
   // ended on the GPU (seconds after the interior's start, the GPU's clock: the interior itself ends
   // at `interior`) and when the host got past each of its steps (seconds after the call's start,
   // the host's clock).
+  // boundary_done: where the boundary t-slabs run beside the interior (HaloDslash::boundary_beside),
+  // when the later of them ended; else 0.
   struct Timeline {
-    double faces_out = 0, complete_done = 0;                                     // GPU
+    double faces_out = 0, boundary_done = 0, complete_done = 0;                  // GPU
     double host_faces_out = 0, host_notices_in = 0, host_complete_launched = 0;  // host
   } at;
   double stages() const;
@@ -171,10 +173,14 @@ class HaloDslash {
   void wait_halo();
   // The GPU's stages (halo_dslash.cpp): project and copy to the host; copy to the device and complete.
   void apply_device(const spinor_view& in, const spinor_view& out, Progress progress);
+  // The GPU, overlapping, t alone split (outer t >= 3): the boundary t-slabs run beside the
+  // interior's others, and the t faces complete once their slabs are done and their messages in,
+  // while the interior still runs.
+  bool boundary_beside(Progress progress) const;
   void stage_out(const spinor_view& in);
   void post_and_wait(HaloCallTimes& t);  // the GPU's messages, or notices, once staged out
   // Returns when (MPI_Wtime) the completion was launched, before waiting for it.
-  double stage_in(const spinor_view& out);
+  double stage_in(const spinor_view& out, Progress progress);
 
   // Chunks: at least kMinSlabs slabs, and more for long calls (mrhs), about one per kSlabWork
   // vectors x blocks of output.
