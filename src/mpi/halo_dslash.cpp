@@ -357,8 +357,9 @@ struct HaloDslash<Real, Space>::Device {
   std::optional<cuda::PinnedRegion> pinned_send, pinned_receive;
   std::unique_ptr<PeerHalo<Real>> peer;
   cuda::Stream faces, interior;  // faces at high priority
-  // boundary_beside: the slabs t = 0 and T - 1, each on a stream of its own at high priority (one
-  // after the other, each a small launch of long threads, they ended after the interior).
+  // boundary_beside: the slabs t = 0 and T - 1, each on a stream of its own at high priority. Each
+  // is a small launch of long threads: queued one after the other behind the projection on the
+  // faces stream, they ended after the interior.
   cuda::Stream first_slab{true}, last_slab{true};
   std::array<Span, 4> project, complete;  // [mu]
   Span copy_out, to_device, computed, first, last;
@@ -423,8 +424,8 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 // the completion waits for the copy to the device. With the boundary slabs beside the interior
 // (t alone split), the t faces complete on the faces stream once their slabs are done, while the
 // interior still runs (two H200s, 32^4, peer, three rounds: overhead naive +11-18%, vnode +16-28%,
-// against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its own stream, where the other
-// directions' corners are added in the order of the serial call.
+// against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its
+// own stream, direction by direction as in the serial call, so corners get the same bits.
 template <class Real, class Space>
 double HaloDslash<Real, Space>::stage_in(const spinor_view& out, Progress progress) {
 #if defined(DSLASH_HAVE_CUDA)
