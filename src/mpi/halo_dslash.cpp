@@ -290,7 +290,7 @@ void HaloDslash<Real, Space>::exchange(const spinor_view& in) {
     HaloCallTimes untimed;
     stage_out(in);
     post_and_wait(untimed);
-    stage_in(View<Real, 1, LayoutRight, Space>(), Progress::None);
+    stage_in(View<Real, 1, LayoutRight, Space>(), false);
     return;
   }
   if (shared_) shared_->next_call();
@@ -422,15 +422,14 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 // faces; returns with everything done, and the time (MPI_Wtime) it had launched it all. Peer
 // messages are in place once their notices are in (the senders waited for their copies); staged,
 // the completion waits for the copy to the device. With the boundary slabs beside the interior
-// (t alone split), the t faces complete on the faces stream once their slabs are done, while the
+// (`beside`: boundary_beside), the t faces complete on the faces stream once their slabs are done, while the
 // interior still runs (two H200s, 32^4, peer, three rounds: overhead naive +11-18%, vnode +16-28%,
 // against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its
 // own stream, direction by direction as in the serial call, so corners get the same bits.
 template <class Real, class Space>
-double HaloDslash<Real, Space>::stage_in(const spinor_view& out, Progress progress) {
+double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
-  const bool beside = boundary_beside(progress);
   if (!g.peer) {
     g.to_device.start.record(g.faces.get());
     cuda::copy_async(g.receive.data(), exchange_.receive_buffer(), exchange_.bytes(), g.faces.get());
@@ -445,19 +444,21 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, Progress progre
     faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out);
     span.stop.record(stream);
   };
-  if (beside && out.size() > 0) {  // t alone is split: its faces beside the interior, once their slabs are done
-    for (const auto* slab : {&g.first, &g.last}) cuda::check(cudaStreamWaitEvent(g.faces.get(), slab->stop.get(), 0), "cudaStreamWaitEvent");
-    complete(3, g.faces.get());
-  } else if (out.size() > 0) {  // after the interior (staged: and the copy to the device)
-    if (!g.peer) cuda::check(cudaStreamWaitEvent(g.interior.get(), g.to_device.stop.get(), 0), "cudaStreamWaitEvent");
-    for_each_split([&](int mu) { complete(mu, g.interior.get()); });
+  if (out.size() > 0) {
+    if (beside) {  // t alone is split: its faces beside the interior, once their slabs are done
+      for (const auto* slab : {&g.first, &g.last}) cuda::check(cudaStreamWaitEvent(g.faces.get(), slab->stop.get(), 0), "cudaStreamWaitEvent");
+      complete(3, g.faces.get());
+    } else {  // after the interior (staged: and the copy to the device)
+      if (!g.peer) cuda::check(cudaStreamWaitEvent(g.interior.get(), g.to_device.stop.get(), 0), "cudaStreamWaitEvent");
+      for_each_split([&](int mu) { complete(mu, g.interior.get()); });
+    }
   }
   const double launched = MPI_Wtime();
   g.faces.synchronize();  // staged: the copy to the device
   g.interior.synchronize();
   return launched;
 #else
-  (void)out, (void)progress;
+  (void)out, (void)beside;
   return 0;
 #endif
 }
@@ -494,7 +495,7 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   post_and_wait(t);
   t.at.host_notices_in = MPI_Wtime() - start;
   if (progress == Progress::None) interior();
-  t.at.host_complete_launched = stage_in(out, progress) - start;
+  t.at.host_complete_launched = stage_in(out, beside) - start;
   t.call = MPI_Wtime() - start;
   for_each_split([&](int mu) {
     const auto m = static_cast<std::size_t>(mu);

@@ -179,8 +179,9 @@ class HaloDslash {
   bool boundary_beside(Progress progress) const;
   void stage_out(const spinor_view& in);
   void post_and_wait(HaloCallTimes& t);  // the GPU's messages, or notices, once staged out
-  // Returns when (MPI_Wtime) the completion was launched, before waiting for it.
-  double stage_in(const spinor_view& out, Progress progress);
+  // Returns when (MPI_Wtime) the completion was launched, before waiting for it. beside: the call's
+  // boundary_beside, decided once at its start.
+  double stage_in(const spinor_view& out, bool beside);
 
   // Chunks: at least kMinSlabs slabs, and more for long calls (mrhs), about one per kSlabWork
   // vectors x blocks of output.
