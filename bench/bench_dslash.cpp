@@ -134,6 +134,40 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   state.SetLabel(d.label());
 }
 
+// One direction's face projection (both hops, DslashFaces::project_both) of a y, z, t split L^4
+// domain, alone: from the cache (the same call again) or from DRAM (`cold`: a line of every 64
+// bytes of twice the last-level cache read between calls, untimed), as after an interior that
+// streamed the fields through. items_per_second: face sites (x right-hand sides) of both hops.
+template <class Real>
+void BM_FaceProject(benchmark::State& state, KernelFamily kernel, int mu, bool cold) {
+  const int L = static_cast<int>(state.range(0));
+  const Geometry geom({L, L, L, L});
+  GaugeField<Real> u(geom);
+  fill_random_su3(u, 1);
+  DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
+  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
+  cfg.halo = {false, true, true, true};
+  const DslashKernel<Real> d(u, cfg);
+  const DslashFaces<Real> faces(d, u);
+  std::vector<SpinorField<Real>> in;
+  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
+  const View<Real, 1> packed_in = d.allocate_spinors("in");
+  d.pack(in, packed_in);
+  std::vector<Real> forward(faces.halo_reals(mu)), backward(faces.halo_reals(mu));
+  const std::uint64_t llc = bench::last_level_cache().bytes;
+  std::vector<unsigned char> sweep(cold ? 2 * std::max<std::uint64_t>(llc, 64ull << 20) : 0, 1);
+  unsigned sink = 0;
+  for (auto _ : state) {
+    for (std::size_t k = 0; k < sweep.size(); k += 64) sink += sweep[k];
+    const double t0 = omp_get_wtime();
+    faces.project_both(mu, packed_in, forward.data(), backward.data());
+    state.SetIterationTime(omp_get_wtime() - t0);
+  }
+  benchmark::DoNotOptimize(sink);
+  state.SetItemsProcessed(state.iterations() * 2 * faces.face_sites(mu) * cfg.nrhs);  // face sites (x right-hand sides), both hops
+  state.SetLabel(d.label());
+}
+
 #if defined(DSLASH_HAVE_CUDA)
 // A GPU rank's share of a t-split call (1.1.1.N grid, one rank per GPU) as launches on one stream,
 // without messages, against the plain kernel on the whole periodic domain L^3 x L/2 (in the bench:
@@ -370,6 +404,18 @@ void register_all() {
           auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_Halo<float>, k, splits, in_kernel)
                            : benchmark::RegisterBenchmark(name.c_str(), BM_Halo<double>, k, splits, in_kernel);
           b->Arg(16)->Arg(32)->UseRealTime()->Unit(benchmark::kMillisecond);
+        }
+  // The projection of each split direction alone, from the cache and from DRAM.
+  for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
+    for (bool single : {true, false})
+      for (int mu : {1, 2, 3})
+        for (bool cold : {false, true}) {
+          const std::string name = std::string("faces/") + to_string(k) + "/project/" + "xyzt"[mu] + "/" + (single ? "single" : "double") +
+                                   (cold ? "/dram" : "/cache");
+          auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_FaceProject<float>, k, mu, cold)
+                           : benchmark::RegisterBenchmark(name.c_str(), BM_FaceProject<double>, k, mu, cold);
+          b->Arg(16)->Arg(32)->UseManualTime()->Unit(benchmark::kMicrosecond);
+          if (cold) b->Iterations(100);  // each sweeps the cache first: milliseconds of untimed reads
         }
   for (KernelFamily k : {KernelFamily::Mrhs, KernelFamily::Vnode})
     for (bool single : {true, false}) {
