@@ -22,6 +22,16 @@
 namespace dslash {
 namespace {
 
+// Gaussian spinors for each of d's right-hand sides (seeds 2, 3, ...), packed in d's layout.
+template <class Real, class Space>
+typename DslashKernel<Real, Space>::spinor_view packed_gaussian_input(const DslashKernel<Real, Space>& d, const Geometry& geom) {
+  std::vector<SpinorField<Real>> in;
+  for (int k = 0; k < d.config().nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
+  const auto packed = d.allocate_spinors("in");
+  d.pack(in, packed);
+  return packed;
+}
+
 template <class Real>
 void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch, int compress) {
   const int L = static_cast<int>(state.range(0));
@@ -31,10 +41,8 @@ void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch, 
   DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .isa = best_isa(), .compress = compress};
   cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
   const DslashKernel<Real> d(u, cfg);
-  std::vector<SpinorField<Real>> in;
-  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
-  const View<Real, 1> packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
-  d.pack(in, packed_in);
+  const auto packed_in = packed_gaussian_input(d, geom);
+  const auto packed_out = d.allocate_spinors("out");
   for (auto _ : state) d.apply(packed_in, packed_out);
   const double site_rhs = static_cast<double>(d.output_sites()) * cfg.nrhs * static_cast<double>(state.iterations());
   const auto bytes = bench::variant_bytes(cfg, sizeof(Real));
@@ -59,10 +67,8 @@ void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispat
   DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .compress = compress, .team_size = 32};
   cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(SimdIsa::Simt, sizeof(Real)) : 1;
   const DslashKernel<Real, CudaSpace> d(u, cfg);
-  std::vector<SpinorField<Real>> in;
-  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
-  const auto packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
-  d.pack(in, packed_in);
+  const auto packed_in = packed_gaussian_input(d, geom);
+  const auto packed_out = d.allocate_spinors("out");
   d.apply(packed_in, packed_out);  // warm-up
   cuda::EventTimer timer;
   for (auto _ : state) {
@@ -96,10 +102,8 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   cfg.halo = splits;
   const DslashKernel<Real> d(u, cfg);
   const DslashFaces<Real> faces(d, u);
-  std::vector<SpinorField<Real>> in;
-  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
-  const View<Real, 1> packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
-  d.pack(in, packed_in);
+  const auto packed_in = packed_gaussian_input(d, geom);
+  const auto packed_out = d.allocate_spinors("out");
   std::array<std::array<std::vector<Real>, 2>, 4> half;
   std::array<std::array<const Real*, 2>, 4> messages{};
   for (std::size_t mu = 0; mu < 4; ++mu) {
@@ -149,10 +153,7 @@ void BM_FaceProject(benchmark::State& state, KernelFamily kernel, int mu, bool c
   cfg.halo = {false, true, true, true};
   const DslashKernel<Real> d(u, cfg);
   const DslashFaces<Real> faces(d, u);
-  std::vector<SpinorField<Real>> in;
-  for (int k = 0; k < cfg.nrhs; ++k) fill_gaussian(in.emplace_back(geom, d.in_subset()), 2 + static_cast<std::uint64_t>(k));
-  const View<Real, 1> packed_in = d.allocate_spinors("in");
-  d.pack(in, packed_in);
+  const auto packed_in = packed_gaussian_input(d, geom);
   std::vector<Real> forward(faces.halo_reals(mu)), backward(faces.halo_reals(mu));
   const std::uint64_t llc = bench::last_level_cache().bytes;
   std::vector<unsigned char> sweep(cold ? 2 * std::max<std::uint64_t>(llc, 64ull << 20) : 0, 1);
@@ -192,10 +193,8 @@ void BM_CudaHaloT(benchmark::State& state, KernelFamily kernel, bool slabs) {
   cfg.halo = {false, false, false, true};
   const DslashKernel<Real, CudaSpace> d(u, cfg);
   const DslashFaces<Real, CudaSpace> faces(d, u);
-  std::vector<SpinorField<Real>> in;
-  fill_gaussian(in.emplace_back(geom, d.in_subset()), 2);
-  const auto packed_in = d.allocate_spinors("in"), packed_out = d.allocate_spinors("out");
-  d.pack(in, packed_in);
+  const auto packed_in = packed_gaussian_input(d, geom);
+  const auto packed_out = d.allocate_spinors("out");
   using DeviceReals = View<Real, 1, LayoutRight, CudaSpace>;
   const DeviceReals forward("forward_half", faces.halo_reals(3)), backward("backward_half", faces.halo_reals(3));
   faces.project_both(3, packed_in, forward.data(), backward.data());
