@@ -22,6 +22,20 @@
 namespace dslash {
 namespace {
 
+// A random SU(3) gauge field (seed 1) on geom: every benchmark's links.
+template <class Real>
+GaugeField<Real> random_gauge(const Geometry& geom) {
+  GaugeField<Real> u(geom);
+  fill_random_su3(u, 1);
+  return u;
+}
+
+// The right-hand sides a kernel of `family` takes here: one vector of them for mrhs, else one.
+template <class Real>
+int rhs_per_call(KernelFamily family, SimdIsa isa) {
+  return family == KernelFamily::Mrhs ? simd_lanes(isa, sizeof(Real)) : 1;
+}
+
 // Gaussian spinors for each of d's right-hand sides (seeds 2, 3, ...), packed in d's layout.
 template <class Real, class Space>
 typename DslashKernel<Real, Space>::spinor_view packed_gaussian_input(const DslashKernel<Real, Space>& d, const Geometry& geom) {
@@ -36,10 +50,9 @@ template <class Real>
 void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch, int compress) {
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L});
-  GaugeField<Real> u(geom);
-  fill_random_su3(u, 1);
+  const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .isa = best_isa(), .compress = compress};
-  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
+  cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
   const DslashKernel<Real> d(u, cfg);
   const auto packed_in = packed_gaussian_input(d, geom);
   const auto packed_out = d.allocate_spinors("out");
@@ -62,10 +75,9 @@ void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispat
   }
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L});
-  GaugeField<Real> u(geom);
-  fill_random_su3(u, 1);
+  const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .compress = compress, .team_size = 32};
-  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(SimdIsa::Simt, sizeof(Real)) : 1;
+  cfg.nrhs = rhs_per_call<Real>(kernel, SimdIsa::Simt);
   const DslashKernel<Real, CudaSpace> d(u, cfg);
   const auto packed_in = packed_gaussian_input(d, geom);
   const auto packed_out = d.allocate_spinors("out");
@@ -94,10 +106,9 @@ template <class Real>
 void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> splits, bool in_kernel) {
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L});
-  GaugeField<Real> u(geom);
-  fill_random_su3(u, 1);
+  const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
-  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
+  cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
   const DslashKernel<Real> plain(u, cfg);
   cfg.halo = splits;
   const DslashKernel<Real> d(u, cfg);
@@ -146,10 +157,9 @@ template <class Real>
 void BM_FaceProject(benchmark::State& state, KernelFamily kernel, int mu, bool cold) {
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L});
-  GaugeField<Real> u(geom);
-  fill_random_su3(u, 1);
+  const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
-  cfg.nrhs = kernel == KernelFamily::Mrhs ? simd_lanes(cfg.isa, sizeof(Real)) : 1;
+  cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
   cfg.halo = {false, true, true, true};
   const DslashKernel<Real> d(u, cfg);
   const DslashFaces<Real> faces(d, u);
@@ -186,8 +196,7 @@ void BM_CudaHaloT(benchmark::State& state, KernelFamily kernel, bool slabs) {
   }
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L / 2});
-  GaugeField<Real> u(geom);
-  fill_random_su3(u, 1);
+  const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .dispatch = Dispatch::Range};
   const DslashKernel<Real, CudaSpace> plain(u, cfg);
   cfg.halo = {false, false, false, true};
@@ -288,8 +297,7 @@ void naive_dslash_eo(const Geometry& g, const Access& acc) {
 void BM_AbstractionCost(benchmark::State& state, bool through_views) {
   const int L = static_cast<int>(state.range(0));
   const Geometry geom({L, L, L, L});
-  GaugeField<double> u(geom);
-  fill_random_su3(u, 1);
+  const GaugeField<double> u = random_gauge<double>(geom);
   SpinorField<double> in(geom, Subset::Odd), out(geom, Subset::Even);
   fill_gaussian(in, 2);
   for (auto _ : state) {
