@@ -305,9 +305,10 @@ void HaloDslash<Real, Space>::move_halos() {
   if constexpr (kDevice) {
     if (device_->peer) {
       device_->peer->copy(device_->send.data(), device_->faces.get());
-      device_->faces.synchronize();
       device_->peer->start();
       device_->peer->wait();
+      device_->peer->arrive_on(device_->faces.get());
+      device_->faces.synchronize();
       return;
     }
   }
@@ -394,7 +395,9 @@ void HaloDslash<Real, Space>::stage_out(const spinor_view& in) {
   if (g.peer) g.peer->copy(g.send.data(), g.faces.get());
   else cuda::copy_async(exchange_.send_buffer(), g.send.data(), exchange_.bytes(), g.faces.get());
   g.copy_out.stop.record(g.faces.get());
-  g.faces.synchronize();  // the messages are in host memory (MPI may read them) or in the peers' buffers (they may be told)
+  // Staged, MPI reads the messages from host memory: they must be there. Peer, the neighbours' GPUs
+  // wait for the copies themselves (PeerHalo::arrive_on), and the notices go at once.
+  if (!g.peer) g.faces.synchronize();
 #else
   (void)in;
 #endif
@@ -420,8 +423,8 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 
 // Brings the received messages to the device (staged) and, where `out` is not empty, completes the
 // faces; returns with everything done, and the time (MPI_Wtime) it had launched it all. Peer
-// messages are in place once their notices are in (the senders waited for their copies); staged,
-// the completion waits for the copy to the device. With the boundary slabs beside the interior
+// messages are in place for the work a stream queues after arrive_on (the GPU waits for the
+// senders' copies); staged, the completion waits for the copy to the device. With the boundary slabs beside the interior
 // (`beside`: boundary_beside), the t faces complete on the faces stream once their slabs are done, while the
 // interior still runs (two H200s, 32^4, peer, three rounds: overhead naive +11-18%, vnode +16-28%,
 // against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its
@@ -435,6 +438,7 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside) {
     cuda::copy_async(g.receive.data(), exchange_.receive_buffer(), exchange_.bytes(), g.faces.get());
     g.to_device.stop.record(g.faces.get());
   }
+  if (g.peer) g.peer->arrive_on(g.faces.get());
   const Real* received = g.peer ? g.peer->receive() : g.receive.data();
   const auto at = [&](Hop hop, int mu) { return received + (exchange_.receive(mu, hop) - exchange_.receive_buffer()); };
   const auto complete = [&](int mu, cudaStream_t stream) {
@@ -449,7 +453,8 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside) {
       for (const auto* slab : {&g.first, &g.last}) cuda::check(cudaStreamWaitEvent(g.faces.get(), slab->stop.get(), 0), "cudaStreamWaitEvent");
       complete(3, g.faces.get());
     } else {  // after the interior (staged: and the copy to the device)
-      if (!g.peer) cuda::check(cudaStreamWaitEvent(g.interior.get(), g.to_device.stop.get(), 0), "cudaStreamWaitEvent");
+      if (g.peer) g.peer->arrive_on(g.interior.get());
+      else cuda::check(cudaStreamWaitEvent(g.interior.get(), g.to_device.stop.get(), 0), "cudaStreamWaitEvent");
       for_each_split([&](int mu) { complete(mu, g.interior.get()); });
     }
   }

@@ -46,19 +46,32 @@ std::vector<int> peers_of(const std::vector<Span>& spans) {
   return p;
 }
 
-// Each receiver sends the sender of its i-th receive span `mine[i]` (a trivially copyable T); the
-// result holds, for each of this rank's send spans, what that peer told it. Tags from `tag` up.
-template <class T, class Real>
-std::vector<T> tell_senders(const ProcessGrid& grid, const HaloExchange<Real>& x, const std::vector<T>& mine, int tag) {
-  const auto &sends = x.sends(), &receives = x.receives();
-  std::vector<T> theirs(sends.size());
+// Sends `mine[i]` (a trivially copyable T) to the peer of span to[i] and returns, for each span of
+// `from`, what its peer sent. A message's tag is `tag` plus its span's, the same on both sides.
+template <class T, class Span>
+std::vector<T> swap_with_peers(const ProcessGrid& grid, const std::vector<Span>& to, const std::vector<T>& mine, const std::vector<Span>& from, int tag) {
+  std::vector<T> theirs(from.size());
   std::vector<MPI_Request> r;
-  for (std::size_t i = 0; i < sends.size(); ++i)
-    MPI_Irecv(&theirs[i], sizeof(T), MPI_BYTE, sends[i].peer, tag + sends[i].tag, grid.comm(), &r.emplace_back());
-  for (std::size_t i = 0; i < receives.size(); ++i)
-    MPI_Isend(&mine[i], sizeof(T), MPI_BYTE, receives[i].peer, tag + receives[i].tag, grid.comm(), &r.emplace_back());
+  for (std::size_t i = 0; i < from.size(); ++i)
+    MPI_Irecv(&theirs[i], sizeof(T), MPI_BYTE, from[i].peer, tag + from[i].tag, grid.comm(), &r.emplace_back());
+  for (std::size_t i = 0; i < to.size(); ++i)
+    MPI_Isend(&mine[i], sizeof(T), MPI_BYTE, to[i].peer, tag + to[i].tag, grid.comm(), &r.emplace_back());
   MPI_Waitall(static_cast<int>(r.size()), r.data(), MPI_STATUSES_IGNORE);
   return theirs;
+}
+
+// Each receiver sends the sender of its i-th receive span `mine[i]`; the result holds, for each of
+// this rank's send spans, what that peer told it (where its message goes).
+template <class T, class Real>
+std::vector<T> tell_senders(const ProcessGrid& grid, const HaloExchange<Real>& x, const std::vector<T>& mine, int tag) {
+  return swap_with_peers(grid, x.receives(), mine, x.sends(), tag);
+}
+
+// The other way: each sender sends the receiver of its i-th send span `mine[i]`; the result holds,
+// for each of this rank's receive spans, what its sender told it.
+template <class T, class Real>
+std::vector<T> tell_receivers(const ProcessGrid& grid, const HaloExchange<Real>& x, const std::vector<T>& mine, int tag) {
+  return swap_with_peers(grid, x.sends(), mine, x.receives(), tag);
 }
 
 // Persistent 0-byte messages, one per message of the exchange: the receives first, then the sends.

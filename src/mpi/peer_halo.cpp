@@ -12,7 +12,7 @@ namespace dslash::mpi {
 namespace {
 
 // Tags of the set-up messages and of the notices, apart from the exchange's own (0 or a face slot < 8).
-constexpr int kAddressTag = 128, kNoticeTag = 64;
+constexpr int kAddressTag = 128, kEventTag = 96, kNoticeTag = 64;
 
 // Where a sender's message goes: the receiver's buffers and the message's place in them.
 struct Address {
@@ -78,6 +78,21 @@ PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) :
       destinations_.push_back({base, theirs[i].offset, theirs[i].stride});
     }
   }, grid.comm());
+  // Each sender tells its receivers the event behind its copies.
+  std::vector<cudaIpcEventHandle_t> events(sends.size());
+  collectively([&] {
+    cuda::check(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming | cudaEventInterprocess), "cudaEventCreateWithFlags (peer halo)");
+    cudaIpcEventHandle_t handle{};
+    cuda::check(cudaIpcGetEventHandle(&handle, copied_), "cudaIpcGetEventHandle");
+    std::fill(events.begin(), events.end(), handle);
+  }, grid.comm());
+  const std::vector<cudaIpcEventHandle_t> senders = tell_receivers(grid, x, events, kEventTag);
+  collectively([&] {
+    for (std::size_t i = 0; i < receives.size(); ++i) {
+      cudaEvent_t& e = arrivals_[receives[i].peer];
+      if (!e) cuda::check(cudaIpcOpenEventHandle(&e, senders[i]), "cudaIpcOpenEventHandle");
+    }
+  }, grid.comm());
   notices_ = notice_requests(grid, x, kNoticeTag);
 }
 
@@ -89,6 +104,9 @@ PeerHalo<Real>::~PeerHalo() {
     for (MPI_Request& r : notices_) MPI_Request_free(&r);
   for (const auto& [peer, base] : opened_)
     if (base) cudaIpcCloseMemHandle(base);
+  for (const auto& [peer, e] : arrivals_)
+    if (e) cudaEventDestroy(e);
+  if (copied_) cudaEventDestroy(copied_);
 }
 
 template <class Real>
@@ -99,6 +117,16 @@ void PeerHalo<Real>::copy(const Real* send, cudaStream_t stream) {
     const Destination& d = destinations_[i];
     cuda::copy_async(d.base + static_cast<std::size_t>(parity_) * d.stride + d.offset, send + sends[i].offset, sends[i].reals * sizeof(Real), stream);
   }
+  cuda::check(cudaEventRecord(copied_, stream), "cudaEventRecord (peer halo)");
+}
+
+// The notice of call n comes after the sender recorded its event for call n, so the wait is on
+// that record or, if the sender has since gone on to call n + 1, on a later one of the same stream:
+// never on an earlier one. The sender cannot get further: its call n + 2 waits for our notice of
+// call n + 1.
+template <class Real>
+void PeerHalo<Real>::arrive_on(cudaStream_t stream) const {
+  for (const auto& [peer, e] : arrivals_) cuda::check(cudaStreamWaitEvent(stream, e, 0), "cudaStreamWaitEvent (peer halo)");
 }
 
 template <class Real>

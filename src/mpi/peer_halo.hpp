@@ -6,8 +6,11 @@
 //                 receive buffer, and tells each sender where its message goes (an IPC handle and
 //                 an offset); a sender opens each peer's handle once
 //   each call     copy(): the projected faces, straight into the peers' receive buffers
-//                 (cudaMemcpyAsync, device to device, one copy a message); once they are done,
-//                 start() posts the notices and wait() waits for the peers' notices
+//                 (cudaMemcpyAsync, device to device, one copy a message), then an interprocess
+//                 event recorded behind them; start() posts the notices at once (the copies may
+//                 still run: a notice says the event of this call is recorded), wait() waits for
+//                 the peers' notices, and arrive_on(stream) makes a stream wait on the GPU for the
+//                 peers' events, so no host waits for a copy to end (QUDA's IPC events)
 // The calls alternate between the two receive buffers: a fast rank may start call n + 1 while its
 // peer still completes call n from its buffer, so n + 1 writes the other one; the copy of call n + 2
 // waits for the peer's notice of call n + 1, which the peer sent after it finished call n.
@@ -40,12 +43,15 @@ class PeerHalo {
   PeerHalo& operator=(const PeerHalo&) = delete;
 
   // Starts a call: switches buffers and enqueues on `stream` the copies of `send` (device memory,
-  // laid out as the exchange's send buffer) into the peers' receive buffers.
+  // laid out as the exchange's send buffer) into the peers' receive buffers, and the event behind them.
   void copy(const Real* send, cudaStream_t stream);
-  // After the copies are complete: notifies the peers (start) and waits for their notices (wait).
+  // Notifies the peers that this call's copies are enqueued (start) and waits for their notices (wait).
   void start();
   void wait();
-  // This call's receive buffer (device memory), complete after wait().
+  // After wait(): work enqueued on `stream` from now on runs once the peers' copies into this rank's
+  // buffer have ended.
+  void arrive_on(cudaStream_t stream) const;
+  // This call's receive buffer (device memory), complete for the work of a stream after arrive_on.
   const Real* receive() const { return buffers_.get() + static_cast<std::size_t>(parity_) * stride_; }
 
  private:
@@ -63,6 +69,8 @@ class PeerHalo {
   std::vector<Destination> destinations_;  // one per send span of the exchange
   std::map<int, Real*> opened_;            // peer rank -> its mapped buffers
   std::vector<MPI_Request> notices_;       // persistent 0-byte messages: receives first, then sends
+  cudaEvent_t copied_{};                   // recorded behind this rank's copies (interprocess)
+  std::map<int, cudaEvent_t> arrivals_;    // sender rank -> its `copied_`, opened here
 };
 
 }  // namespace dslash::mpi

@@ -14,7 +14,7 @@ namespace dslash::mpi {
 namespace {
 
 // Tags of the set-up messages and of the notices, apart from the exchange's own (0 or a face slot < 8)
-// and PeerHalo's (64, 128 + slot).
+// and PeerHalo's (64, 96, 128 + slot).
 constexpr int kAddressTag = 160, kNoticeTag = 192;
 
 // Where a sender's message goes in the receiver's buffers.
