@@ -20,6 +20,7 @@
 #include "kernels/reference_dslash.hpp"
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
+#include "mpi/halo_peers.hpp"
 #include "mpi/mpi_session.hpp"
 #include "mpi_test_main.hpp"  // tests/mpi
 #include "kernel_variant.hpp"
@@ -221,6 +222,36 @@ TEST(HaloReuse, PersistentRequestsServeManyCallsWithTheSameBits) {
                              .nrhs = simd_lanes(best_isa(), 4), .team_size = 2},
                             grid);
   reuse_across_calls<float>({.kernel = KernelFamily::Naive, .dispatch = Dispatch::MDRange, .isa = SimdIsa::Scalar, .out = Subset::Even}, grid);
+}
+
+// The set-up messages of the halos that bypass MPI's own (mpi/halo_peers.hpp: the peer and
+// shared-memory halos): each receiver tells each of its senders, and each sender each of its
+// receivers, matched span by span, per face and per peer.
+TEST(HaloPeers, SendersAndReceiversTellEachOtherSpanBySpan) {
+  const ProcessGrid grid(g_grid, fixture().global.extents());
+  std::array<std::size_t, 4> reals{};
+  for (int mu = 0; mu < 4; ++mu) reals[static_cast<std::size_t>(mu)] = grid.split(mu) ? 12 * static_cast<std::size_t>(mu + 1) : 0;
+  struct Said {
+    int rank, tag;
+  };
+  for (bool coalesce : {true, false}) {
+    const HaloExchange<double> x(grid, reals, coalesce);
+    std::vector<Said> to_senders, to_receivers;
+    for (const auto& s : x.receives()) to_senders.push_back({grid.rank(), s.tag});
+    for (const auto& s : x.sends()) to_receivers.push_back({grid.rank(), s.tag});
+    const std::vector<Said> senders_heard = tell_senders(grid, x, to_senders, 200);
+    const std::vector<Said> receivers_heard = tell_receivers(grid, x, to_receivers, 300);
+    ASSERT_EQ(senders_heard.size(), x.sends().size());
+    ASSERT_EQ(receivers_heard.size(), x.receives().size());
+    for (std::size_t i = 0; i < x.sends().size(); ++i) {
+      EXPECT_EQ(senders_heard[i].rank, x.sends()[i].peer) << "send span " << i << (coalesce ? ", per peer" : ", per face");
+      EXPECT_EQ(senders_heard[i].tag, x.sends()[i].tag) << "send span " << i;
+    }
+    for (std::size_t i = 0; i < x.receives().size(); ++i) {
+      EXPECT_EQ(receivers_heard[i].rank, x.receives()[i].peer) << "receive span " << i << (coalesce ? ", per peer" : ", per face");
+      EXPECT_EQ(receivers_heard[i].tag, x.receives()[i].tag) << "receive span " << i;
+    }
+  }
 }
 
 // The even-odd operator's last pass in the kernel's epilogue (HaloDslash::apply_xpay): where the
