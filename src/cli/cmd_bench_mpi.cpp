@@ -158,7 +158,8 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
     if (std::any_of(calls.begin(), calls.end(), [](const auto& c) { return c.at.boundary_done > 0; }))
       add("at: boundary t done (GPU)", [](const auto& c) { return c.at.boundary_done; });
     if (completion != "kernel") add("at: complete done (GPU)", [](const auto& c) { return c.at.complete_done; });
-    add("at: faces out (host)", [](const auto& c) { return c.at.host_faces_out; });
+    // Peer: the host waits for nothing, so its faces are only queued (mpi/peer_halo.hpp).
+    add(peer ? "at: faces queued (host)" : "at: faces out (host)", [](const auto& c) { return c.at.host_faces_out; });
     add("at: notices in (host)", [](const auto& c) { return c.at.host_notices_in; });
     add("at: complete launched (host)", [](const auto& c) { return c.at.host_complete_launched; });
   }

@@ -87,7 +87,7 @@ struct HaloCallTimes {
   // when the later of them ended; else 0.
   struct Timeline {
     double faces_out = 0, boundary_done = 0, complete_done = 0;                  // GPU
-    double host_faces_out = 0, host_notices_in = 0, host_complete_launched = 0;  // host
+    double host_faces_out = 0, host_notices_in = 0, host_complete_launched = 0;  // host (peer: faces queued, not out)
   } at;
   double stages() const;
 };
