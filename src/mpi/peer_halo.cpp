@@ -33,7 +33,10 @@ std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>&
   MPI_Allgather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, node);
   const std::vector<int> peers = peers_of(x.sends()), on_nodes = node_ranks(grid.comm(), node, peers);
   std::string why;
-  for (std::size_t i = 0; i < peers.size(); ++i) {
+  int ipc_events = 0;  // the receivers' GPUs wait for the senders' copies through them
+  cuda::check(cudaDeviceGetAttribute(&ipc_events, cudaDevAttrIpcEventSupport, device), "cudaDeviceGetAttribute");
+  if (!peers.empty() && !ipc_events) why = "GPU " + std::to_string(device) + " of rank " + std::to_string(grid.rank()) + " has no interprocess events";
+  for (std::size_t i = 0; why.empty() && i < peers.size(); ++i) {
     const auto& s = x.sends()[i];
     const int on_node = on_nodes[i];
     if (on_node == MPI_UNDEFINED) {

@@ -28,7 +28,8 @@
 namespace dslash::mpi {
 
 // Collective. Empty when every message of `x` can go GPU to GPU: each peer on this rank's node, its
-// GPU this rank's or one this rank's reaches; else why not, in words, the same on every rank.
+// GPU this rank's or one this rank's reaches, and this rank's GPU has interprocess events; else why
+// not, in words, the same on every rank.
 template <class Real>
 std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>& x);
 
