@@ -499,7 +499,13 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   t.at.host_faces_out = MPI_Wtime() - start;
   post_and_wait(t);
   t.at.host_notices_in = MPI_Wtime() - start;
-  if (progress == Progress::None) interior();
+  if (progress == Progress::None) {  // no overlap: the halos have arrived before the interior starts
+    if (g.peer) {
+      g.peer->arrive_on(g.faces.get());
+      g.faces.synchronize();
+    }
+    interior();
+  }
   t.at.host_complete_launched = stage_in(out, beside) - start;
   t.call = MPI_Wtime() - start;
   for_each_split([&](int mu) {
