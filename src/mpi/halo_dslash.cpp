@@ -424,10 +424,10 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 // Brings the received messages to the device (staged) and, where `out` is not empty, completes the
 // faces; returns with everything done, and the time (MPI_Wtime) it had launched it all. Peer
 // messages are in place for the work a stream queues after arrive_on (the GPU waits for the
-// senders' copies); staged, the completion waits for the copy to the device. With the boundary slabs beside the interior
-// (`beside`: boundary_beside), the t faces complete on the faces stream once their slabs are done, while the
-// interior still runs (two H200s, 32^4, peer, three rounds: overhead naive +11-18%, vnode +16-28%,
-// against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its
+// senders' copies); staged, the completion waits for the copy to the device. With the boundary
+// slabs beside the interior (`beside`: boundary_beside), the t faces complete on the faces stream
+// once their slabs are done, while the interior still runs (two H200s, 32^4, peer, three rounds:
+// overhead naive +11-18%, vnode +16-28%, against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its
 // own stream, direction by direction as in the serial call, so corners get the same bits.
 template <class Real, class Space>
 double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside) {

@@ -33,10 +33,7 @@ std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>&
   MPI_Allgather(&device, 1, MPI_INT, devices.data(), 1, MPI_INT, node);
   const std::vector<int> peers = peers_of(x.sends()), on_nodes = node_ranks(grid.comm(), node, peers);
   std::string why;
-  int ipc_events = 0;  // the receivers' GPUs wait for the senders' copies through them
-  cuda::check(cudaDeviceGetAttribute(&ipc_events, cudaDevAttrIpcEventSupport, device), "cudaDeviceGetAttribute");
-  if (!peers.empty() && !ipc_events) why = "GPU " + std::to_string(device) + " of rank " + std::to_string(grid.rank()) + " has no interprocess events";
-  for (std::size_t i = 0; why.empty() && i < peers.size(); ++i) {
+  for (std::size_t i = 0; i < peers.size(); ++i) {
     const auto& s = x.sends()[i];
     const int on_node = on_nodes[i];
     if (on_node == MPI_UNDEFINED) {
@@ -52,6 +49,9 @@ std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>&
       break;
     }
   }
+  int ipc_events = 0;  // the receivers' GPUs wait for the senders' copies through them
+  cuda::check(cudaDeviceGetAttribute(&ipc_events, cudaDevAttrIpcEventSupport, device), "cudaDeviceGetAttribute");
+  if (why.empty() && !peers.empty() && !ipc_events) why = "GPU " + std::to_string(device) + " of rank " + std::to_string(grid.rank()) + " has no interprocess events";
   MPI_Comm_free(&node);
   return agreed_refusal(why, grid.comm());
 }
@@ -60,6 +60,7 @@ template <class Real>
 PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) : exchange_(x), stride_(x.reals()) {
   const std::vector<typename HaloExchange<Real>::Span>&sends = x.sends(), &receives = x.receives();
   std::vector<Address> mine(receives.size());
+  std::vector<cudaIpcEventHandle_t> event(sends.size());
   collectively([&] {
     void* p = nullptr;
     cuda::check(cudaMalloc(&p, std::max<std::size_t>(1, 2 * stride_ * sizeof(Real))), "cudaMalloc (peer halo buffers)");
@@ -67,9 +68,15 @@ PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) :
     cudaIpcMemHandle_t handle{};
     cuda::check(cudaIpcGetMemHandle(&handle, p), "cudaIpcGetMemHandle");
     for (std::size_t i = 0; i < receives.size(); ++i) mine[i] = {handle, receives[i].offset, stride_};
+    cuda::check(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming | cudaEventInterprocess), "cudaEventCreateWithFlags (peer halo)");
+    cudaIpcEventHandle_t copied{};
+    cuda::check(cudaIpcGetEventHandle(&copied, copied_), "cudaIpcGetEventHandle");
+    std::fill(event.begin(), event.end(), copied);
   }, grid.comm());
-  // Each receiver tells its sender where the message goes.
+  // Each receiver tells its sender where the message goes; each sender tells its receivers the
+  // event behind its copies.
   const std::vector<Address> theirs = tell_senders(grid, x, mine, kAddressTag);
+  const std::vector<cudaIpcEventHandle_t> senders_event = tell_receivers(grid, x, event, kEventTag);
   collectively([&] {
     for (std::size_t i = 0; i < sends.size(); ++i) {
       Real*& base = opened_[sends[i].peer];  // one mapping a peer: all its messages share its buffers
@@ -80,20 +87,9 @@ PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) :
       }
       destinations_.push_back({base, theirs[i].offset, theirs[i].stride});
     }
-  }, grid.comm());
-  // Each sender tells its receivers the event behind its copies.
-  std::vector<cudaIpcEventHandle_t> events(sends.size());
-  collectively([&] {
-    cuda::check(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming | cudaEventInterprocess), "cudaEventCreateWithFlags (peer halo)");
-    cudaIpcEventHandle_t handle{};
-    cuda::check(cudaIpcGetEventHandle(&handle, copied_), "cudaIpcGetEventHandle");
-    std::fill(events.begin(), events.end(), handle);
-  }, grid.comm());
-  const std::vector<cudaIpcEventHandle_t> senders = tell_receivers(grid, x, events, kEventTag);
-  collectively([&] {
     for (std::size_t i = 0; i < receives.size(); ++i) {
-      cudaEvent_t& e = arrivals_[receives[i].peer];
-      if (!e) cuda::check(cudaIpcOpenEventHandle(&e, senders[i]), "cudaIpcOpenEventHandle");
+      cudaEvent_t& e = arrivals_[receives[i].peer];  // one a peer, as the mappings
+      if (!e) cuda::check(cudaIpcOpenEventHandle(&e, senders_event[i]), "cudaIpcOpenEventHandle");
     }
   }, grid.comm());
   notices_ = notice_requests(grid, x, kNoticeTag);
