@@ -56,7 +56,7 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 // spinors with a 256-byte L2 fetch (simd::load_fetch_256b), for the GPU's naive team launch only
 // (for_each_site says why).
 // E: the epilogue of RunArgs for the even-odd operator's second hop (DslashKernel::apply_xpay):
-// out = a x + b D in with its norm (Norm, CG), and <w, out> too (NormDot, BiCGStab).
+// out = a x + b D in with its norm (Norm, CG), and <w, out> and <w2, out> too (NormDot, BiCGStab).
 template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, Epilogue E = Epilogue::None>
 struct DslashBody {
   static constexpr bool Xpay = E != Epilogue::None;
@@ -446,8 +446,8 @@ struct DslashBody {
   }
 
   // The epilogue at output site i, block b: acc <- a x + b acc; the norm += ||acc||^2 and, NormDot,
-  // sums[1] + i sums[2] += <w, acc> = sum conj(w) acc (BiCGStab's M passes). A site's products are
-  // summed in Real, lane by lane; the sites in double.
+  // sums[1] + i sums[2] += <w, acc> = sum conj(w) acc, sums[3] + i sums[4] += <w2, acc> (BiCGStab's
+  // M passes). A site's products are summed in Real, lane by lane; the sites in double.
   DSLASH_FORCE_INLINE void xpay(C (&acc)[3][4], index_t i, int b, Sums& sums) const {
     const index_t offset = (i * a.site_stride + b * a.block_stride) * W;
     const Real* x = a.xpay_x + offset;
@@ -464,18 +464,22 @@ struct DslashBody {
       add_lanes(squares, sums);
     } else {
       add_lanes(squares, sums[0]);
-      const Real* w = a.xpay_w + offset;
-      Vec dot_re(Real(0)), dot_im(Real(0));
-      for (int sp = 0; sp < 4; ++sp)
-        for (int r = 0; r < 3; ++r) {
-          const C wv = load_component<Vec, kPairs>(w, 3 * sp + r, component_stride());
-          const C& z = acc[r][sp];
-          dot_re = dot_re + wv.re * z.re + wv.im * z.im;
-          dot_im = dot_im + wv.re * z.im - wv.im * z.re;
-        }
-      add_lanes(dot_re, sums[1]);
-      add_lanes(dot_im, sums[2]);
+      add_dot(a.xpay_w + offset, acc, sums[1], sums[2]);
+      add_dot(a.xpay_w2 + offset, acc, sums[3], sums[4]);
     }
+  }
+  // re + i im += <w, acc> = sum conj(w) acc over the site's components (w: the site's reals).
+  DSLASH_FORCE_INLINE void add_dot(const Real* w, const C (&acc)[3][4], double& re, double& im) const {
+    Vec dot_re(Real(0)), dot_im(Real(0));
+    for (int sp = 0; sp < 4; ++sp)
+      for (int r = 0; r < 3; ++r) {
+        const C wv = load_component<Vec, kPairs>(w, 3 * sp + r, component_stride());
+        const C& z = acc[r][sp];
+        dot_re = dot_re + wv.re * z.re + wv.im * z.im;
+        dot_im = dot_im + wv.re * z.im - wv.im * z.re;
+      }
+    add_lanes(dot_re, re);
+    add_lanes(dot_im, im);
   }
   // sum += the lanes of v, in double.
   DSLASH_FORCE_INLINE static void add_lanes(const Vec& v, double& sum) {
@@ -602,7 +606,7 @@ template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, Epilogu
 void launch_dslash(const RunArgs<Real>& args) {
   const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, E> body(args);
   const auto sums = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
-  if constexpr (E == Epilogue::Norm) *args.sums = {sums, 0, 0};
+  if constexpr (E == Epilogue::Norm) *args.sums = {sums, 0, 0, 0, 0};
   if constexpr (E == Epilogue::NormDot) *args.sums = sums;
 }
 

@@ -285,28 +285,32 @@ void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_v
 
 template <class Real, class Space>
 NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                              const spinor_view* w) const {
+                                              const spinor_view* w, const spinor_view* w2) const {
   if (const std::string why = xpay_refusal(false, w != nullptr); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
-  return apply_xpay(in, a, x, b, out, ReceivedHalo<Real>{}, w);
+  return apply_xpay(in, a, x, b, out, ReceivedHalo<Real>{}, w, w2);
 }
 
 template <class Real, class Space>
 NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                              const ReceivedHalo<Real>& received, const spinor_view* w) const {
+                                              const ReceivedHalo<Real>& received, const spinor_view* w, const spinor_view* w2) const {
   if (const std::string why = xpay_refusal(true, w != nullptr); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
   if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end()) check_received(received);
   if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
-  if (w != nullptr && w->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
+  if (w2 != nullptr && w == nullptr) throw std::invalid_argument(label_ + ": a second inner product needs a first");
+  if (w2 == nullptr) w2 = w;
+  for (const spinor_view* v : {w, w2})
+    if (v != nullptr && v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
   RunArgs<Real> args = run_args(in, out, 0, outer_t());
   EpilogueSums sums{};
   args.received = received;
   args.xpay_x = x.data();
   args.xpay_w = w != nullptr ? w->data() : nullptr;
+  args.xpay_w2 = w2 != nullptr ? w2->data() : nullptr;
   args.xpay_a = a;
   args.xpay_b = b;
   args.sums = &sums;
   runner_(args);
-  return {sums[0], {sums[1], sums[2]}};
+  return {sums[0], {sums[1], sums[2]}, {sums[3], sums[4]}};
 }
 
 template <class Real, class Space>

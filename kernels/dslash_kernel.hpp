@@ -25,11 +25,12 @@
 
 namespace dslash {
 
-// ||y||^2 and <w, y> = sum conj(w) y of a buffer, summed in double: what the epilogue of
-// DslashKernel::apply_xpay returns, and the solvers' fused BLAS passes (solvers/blas.hpp).
+// ||y||^2, <w, y> = sum conj(w) y and <w2, y> of a buffer, summed in double: what the epilogue of
+// DslashKernel::apply_xpay returns, and the solvers' fused BLAS passes (solvers/blas.hpp). dot2 is
+// <w, y> again where a pass takes no second vector.
 struct NormDot {
   double norm2 = 0;
-  std::complex<double> dot;
+  std::complex<double> dot, dot2;
 };
 
 // The SIMD probe of an instruction set (for tests); throws if it is not compiled in.
@@ -96,14 +97,16 @@ class DslashKernel {
   // std::invalid_argument on the GPU or where a split direction has no message.
   void apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const;
   // out = a x + b D in in one pass (QUDA's Dslash with xpay; x in the output's layout), returning
-  // ||out||^2 and, where w is given, <w, out> (BiCGStab's), summed in double over this process's
+  // ||out||^2 and, where w is given, <w, out> and <w2, out> (BiCGStab's; w2 = w where it is not
+  // given), summed in double over this process's
   // sites: the even-odd operator's last pass fused into its second hop. Waits for the GPU (the sums
   // come back to the host). Only where fuses_xpay(): throws std::invalid_argument on a kernel whose
   // faces are completed later or whose links are compressed. With split directions, only with
   // their received halo (the apply above).
-  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const spinor_view* w = nullptr) const;
+  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const spinor_view* w = nullptr,
+                     const spinor_view* w2 = nullptr) const;
   NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const ReceivedHalo<Real>& received,
-                     const spinor_view* w = nullptr) const;
+                     const spinor_view* w = nullptr, const spinor_view* w2 = nullptr) const;
   // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
   // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
   // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,

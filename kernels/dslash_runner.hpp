@@ -20,9 +20,11 @@ struct ReceivedHalo {
   std::array<const std::int32_t*, 4> slot{};  // [mu][output site index]: its face vector, or -1
 };
 
-// What the epilogue of a launch sums over its sites, in double: ||out||^2, Re <w, out>, Im <w, out>.
-using EpilogueSums = std::array<double, 3>;
-// The epilogue a kernel is built with: none, a x + b D in with its norm, and with <w, out> too.
+// What the epilogue of a launch sums over its sites, in double: ||out||^2, Re and Im <w, out>, Re
+// and Im <w2, out>.
+using EpilogueSums = std::array<double, 5>;
+// The epilogue a kernel is built with: none, a x + b D in with its norm, and with <w, out> and
+// <w2, out> too.
 enum class Epilogue { None, Norm, NormDot };
 
 template <class Real>
@@ -52,9 +54,11 @@ struct RunArgs {
   index_t block_z;                // team launches: z-planes a traversal block (outer z: index order)
   const char* label;
   // The epilogue (DslashKernel::apply_xpay), when xpay_x is set: out = xpay_a xpay_x + xpay_b D in,
-  // written in place of D in, and *sums = ||out||^2 and, when xpay_w is set, <xpay_w, out>.
+  // written in place of D in, and *sums = ||out||^2 and, when xpay_w is set, <xpay_w, out> and
+  // <xpay_w2, out> (xpay_w2 is then set too: BiCGStab's t = M s needs <s, t> and <r0, t>).
   const Real* xpay_x;
   const Real* xpay_w;
+  const Real* xpay_w2;
   Real xpay_a, xpay_b;
   EpilogueSums* sums;
   // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 
 #include "dslash/core.hpp"
 #include "dslash/core/reducer.hpp"
@@ -354,14 +355,21 @@ DSLASH_INLINE_FUNCTION void caxpby_at(int j, Real ar, Real ai, Real br, Real bi,
   caxpby_value(ar, ai, br, bi, x.re[j], x.im[j], y.re[j], y.im[j]);
 }
 
-// ||v||^2 and <w, v> of one complex number, in double, added to the sums: the one place of the
-// formula for every pass that returns both.
+// <w, v> = conj(w) v of one complex number, in double, added to the sums: the one place of the
+// formula for every pass that returns an inner product.
 template <class Real>
-DSLASH_INLINE_FUNCTION void add_norm2_dot(Real v_re, Real v_im, Real w_re, Real w_im, double& norm, double& dot_re, double& dot_im) {
+DSLASH_INLINE_FUNCTION void add_dot(Real v_re, Real v_im, Real w_re, Real w_im, double& dot_re, double& dot_im) {
   const double vr = v_re, vi = v_im, wr = w_re, wi = w_im;
-  norm += vr * vr + vi * vi;
   dot_re += wr * vr + wi * vi;
   dot_im += wr * vi - wi * vr;
+}
+
+// ||v||^2 and <w, v> of one complex number, in double, added to the sums.
+template <class Real>
+DSLASH_INLINE_FUNCTION void add_norm2_dot(Real v_re, Real v_im, Real w_re, Real w_im, double& norm, double& dot_re, double& dot_im) {
+  const double vr = v_re, vi = v_im;
+  norm += vr * vr + vi * vi;
+  add_dot(v_re, v_im, w_re, w_im, dot_re, dot_im);
 }
 
 // On a CPU the complex passes walk runs of complex numbers whose real parts are adjacent in the
@@ -407,46 +415,71 @@ std::array<double, 2> dot_groups(const PackedComplex& c, const Real* xp, const R
   return sum;
 }
 
-// y = a x + b y with ||y||^2 and <w, y> over Strided groups, as dot_groups.
+// <w, y> and <w2, y> over Strided groups, as dot_groups.
 template <ComplexIndex Index, class Real, class Space>
-std::array<double, 3> caxpby_norm2_dot_groups(const PackedComplex& c, Real ar, Real ai, const Real* xp, Real br, Real bi, Real* yp, const Real* wp) {
+std::array<double, 4> dot2_groups(const PackedComplex& c, const Real* wp, const Real* w2p, const Real* yp) {
   constexpr int K = kGroup<Real, Space>;
-  std::array<double, 3> sum{};
-  reduce_groups<Real, Space>("blas_caxpby_norm2_dot", c.count(), DSLASH_LAMBDA(const Strided<K>& g, std::array<double, 3>& acc) {
-    ComplexGroup<K, Real> xv, yv, wv;
+  std::array<double, 4> sum{};
+  reduce_groups<Real, Space>("blas_dot2", c.count(), DSLASH_LAMBDA(const Strided<K>& g, std::array<double, 4>& acc) {
+    ComplexGroup<K, Real> wv, w2v, yv;
+    wv.template load<Index>(c, g, wp);
+    w2v.template load<Index>(c, g, w2p);
+    yv.template load<Index>(c, g, yp);
+    for (int j = 0; j < K; ++j) {
+      add_dot(yv.re[j], yv.im[j], wv.re[j], wv.im[j], acc[0], acc[1]);
+      add_dot(yv.re[j], yv.im[j], w2v.re[j], w2v.im[j], acc[2], acc[3]);
+    }
+  }, sum);
+  return sum;
+}
+
+// y = a x + b y with ||y||^2, <w, y> and <w2, y> over Strided groups, as dot_groups.
+template <ComplexIndex Index, class Real, class Space>
+std::array<double, 5> caxpby_norm2_dot_groups(const PackedComplex& c, Real ar, Real ai, const Real* xp, Real br, Real bi, Real* yp, const Real* wp,
+                                              const Real* w2p) {
+  constexpr int K = kGroup<Real, Space>;
+  std::array<double, 5> sum{};
+  reduce_groups<Real, Space>("blas_caxpby_norm2_dot", c.count(), DSLASH_LAMBDA(const Strided<K>& g, std::array<double, 5>& acc) {
+    ComplexGroup<K, Real> xv, yv, wv, w2v;
     xv.template load<Index>(c, g, xp);
     yv.template load<Index>(c, g, yp);
     wv.template load<Index>(c, g, wp);
+    w2v.template load<Index>(c, g, w2p);
     for (int j = 0; j < K; ++j) {
       caxpby_at(j, ar, ai, br, bi, xv, yv);
       add_norm2_dot(yv.re[j], yv.im[j], wv.re[j], wv.im[j], acc[0], acc[1], acc[2]);
+      add_dot(yv.re[j], yv.im[j], w2v.re[j], w2v.im[j], acc[3], acc[4]);
     }
     yv.template store<Index>(c, g, yp);
   }, sum);
   return sum;
 }
 
-// x += a p + b r and r -= b t with ||r||^2 and <w, r> over Strided groups, as dot_groups.
+// BiCGStab's last pass (bicgstab_update) over Strided groups, as dot_groups.
 template <ComplexIndex Index, class Real, class Space>
-std::array<double, 3> update_solution_and_residual_groups(const PackedComplex& c, Real ar, Real ai, const Real* pp, Real br, Real bi, const Real* tp,
-                                                          Real* rp, Real* xp, const Real* wp) {
+double bicgstab_update_groups(const PackedComplex& c, Real ar, Real ai, Real br, Real bi, Real cr, Real ci, const Real* pp, const Real* vp, const Real* tp,
+                              Real* rp, Real* xp, Real* qp) {
   constexpr int K = kGroup<Real, Space>;
-  std::array<double, 3> sum{};
-  reduce_groups<Real, Space>("blas_update_solution_and_residual", c.count(), DSLASH_LAMBDA(const Strided<K>& g, std::array<double, 3>& acc) {
-    ComplexGroup<K, Real> pv, tv, rv, xv, wv;
+  double sum = 0;
+  reduce_groups<Real, Space>("blas_bicgstab_update", c.count(), DSLASH_LAMBDA(const Strided<K>& g, double& acc) {
+    ComplexGroup<K, Real> pv, vv, tv, rv, xv;
     pv.template load<Index>(c, g, pp);
+    vv.template load<Index>(c, g, vp);
     tv.template load<Index>(c, g, tp);
     rv.template load<Index>(c, g, rp);
     xv.template load<Index>(c, g, xp);
-    wv.template load<Index>(c, g, wp);
     for (int j = 0; j < K; ++j) {
-      caxpby_at(j, ar, ai, Real(1), Real(0), pv, xv);
-      caxpby_at(j, br, bi, Real(1), Real(0), rv, xv);
-      caxpby_at(j, -br, -bi, Real(1), Real(0), tv, rv);
-      add_norm2_dot(rv.re[j], rv.im[j], wv.re[j], wv.im[j], acc[0], acc[1], acc[2]);
+      caxpby_at(j, ar, ai, Real(1), Real(0), pv, xv);     // x += a p
+      caxpby_at(j, br, bi, Real(1), Real(0), rv, xv);     //    + b s
+      caxpby_at(j, -br, -bi, Real(1), Real(0), tv, rv);   // r = s - b t
+      caxpby_at(j, -br, -bi, Real(1), Real(0), vv, pv);   // p - b v
+      caxpby_at(j, Real(1), Real(0), cr, ci, rv, pv);     // q = r + c (p - b v)
+      const double r_re = rv.re[j], r_im = rv.im[j];
+      acc += r_re * r_re + r_im * r_im;
     }
     xv.template store<Index>(c, g, xp);
     rv.template store<Index>(c, g, rp);
+    pv.template store<Index>(c, g, qp);
   }, sum);
   return sum;
 }
@@ -558,98 +591,120 @@ void caxpbypcz(const PackedComplex& layout, std::complex<double> a, const View<R
   });
 }
 
-// y = a x + b y with complex a and b, returning ||y||^2 and <w, y> of the new y from the same pass:
-// BiCGStab's last pass of M where the kernel has no epilogue for it (v = M p with <r0, v>; t = M s
-// with ||t||^2 and <s, t>).
+// <w, y> and <w2, y> in one pass: BiCGStab's <s, t> and <r0, t> where the kernel's epilogue takes
+// the norm but not the inner products (the GPU's naive kernel). Over Strided groups on every space:
+// the CPU's kernels take them in their epilogue.
+template <class Real, class Space>
+std::pair<std::complex<double>, std::complex<double>> dot2(const PackedComplex& c, const View<Real, 1, LayoutRight, Space>& w,
+                                                           const View<Real, 1, LayoutRight, Space>& w2, const View<Real, 1, LayoutRight, Space>& y) {
+  blas_detail::check_complex(c, w, y);
+  blas_detail::check_same_size(w, w2);
+  const Real *wp = w.data(), *w2p = w2.data(), *yp = y.data();
+  const std::array<double, 4> sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(
+      c, [&](auto index) { return blas_detail::dot2_groups<decltype(index)::value, Real, Space>(c, wp, w2p, yp); });
+  return {{sum[0], sum[1]}, {sum[2], sum[3]}};
+}
+
+// y = a x + b y with complex a and b, returning ||y||^2, <w, y> and <w2, y> of the new y from the
+// same pass: BiCGStab's last pass of M where the kernel has no epilogue for it (v = M p with
+// <r0, v>, w2 = w; t = M s with ||t||^2, <s, t> and <r0, t>).
 template <class Real, class Space>
 NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& x, std::complex<double> b,
-                         const View<Real, 1, LayoutRight, Space>& y, const View<Real, 1, LayoutRight, Space>& w) {
+                         const View<Real, 1, LayoutRight, Space>& y, const View<Real, 1, LayoutRight, Space>& w,
+                         const View<Real, 1, LayoutRight, Space>& w2) {
   blas_detail::check_complex(c, x, y);
   blas_detail::check_same_size(x, w);
-  const Real *xp = x.data(), *wp = w.data();
+  blas_detail::check_same_size(x, w2);
+  const Real *xp = x.data(), *wp = w.data(), *w2p = w2.data();
   Real* yp = y.data();
   const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag());
-  std::array<double, 3> sum{};
+  std::array<double, 5> sum{};
   if constexpr (std::is_same_v<Space, HostSpace>) {
     if (const blas_detail::ComplexRuns runs(c); runs.usable()) {
-      parallel_reduce("blas_caxpby_norm2_dot", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t r, std::array<double, 3>& acc) {
+      parallel_reduce("blas_caxpby_norm2_dot", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t r, std::array<double, 5>& acc) {
         index_t re, n;
         runs.bounds(r, re, n);
         const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi;
         const Real *__restrict__ xr = xp + re, *__restrict__ xi = xr + runs.chunk, *__restrict__ wr = wp + re, *__restrict__ wi = wr + runs.chunk;
+        const Real *__restrict__ w2r = w2p + re, *__restrict__ w2i = w2r + runs.chunk;
         Real *__restrict__ yr = yp + re, *__restrict__ yi = yr + runs.chunk;
-        double s_norm = 0, s_re = 0, s_im = 0;
-#pragma omp simd reduction(+ : s_norm, s_re, s_im)
+        double s_norm = 0, s_re = 0, s_im = 0, s2_re = 0, s2_im = 0;
+#pragma omp simd reduction(+ : s_norm, s_re, s_im, s2_re, s2_im)
         for (index_t j = 0; j < n; ++j) {
           Real v_re = yr[j], v_im = yi[j];
           blas_detail::caxpby_value(ar_, ai_, br_, bi_, xr[j], xi[j], v_re, v_im);
           yr[j] = v_re;
           yi[j] = v_im;
           blas_detail::add_norm2_dot(v_re, v_im, wr[j], wi[j], s_norm, s_re, s_im);
+          blas_detail::add_dot(v_re, v_im, w2r[j], w2i[j], s2_re, s2_im);
         }
         acc[0] += s_norm;
         acc[1] += s_re;
         acc[2] += s_im;
+        acc[3] += s2_re;
+        acc[4] += s2_im;
       }, sum);
-      return {sum[0], {sum[1], sum[2]}};
+      return {sum[0], {sum[1], sum[2]}, {sum[3], sum[4]}};
     }
   }
   sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(c, [&](auto index) {
-    return blas_detail::caxpby_norm2_dot_groups<decltype(index)::value, Real, Space>(c, ar, ai, xp, br, bi, yp, wp);
+    return blas_detail::caxpby_norm2_dot_groups<decltype(index)::value, Real, Space>(c, ar, ai, xp, br, bi, yp, wp, w2p);
   });
-  return {sum[0], {sum[1], sum[2]}};
+  return {sum[0], {sum[1], sum[2]}, {sum[3], sum[4]}};
 }
 
-// BiCGStab's solution and residual updates in one pass over five buffers: x += a p + b r, then
-// r -= b t, returning ||r||^2 and <w, r> of the new r (QUDA's caxpbypzYmbw with its reductions).
-// With r holding s, a = alpha, b = omega and w = r0: x += alpha p + omega s, r = s - omega t, and
-// the next iteration's ||r|| and <r0, r>, where two passes (caxpbypcz, caxpby_norm2_dot) read and
-// wrote seven buffers. x's update takes r's old value: the same x as caxpbypcz gives.
+// BiCGStab's whole iteration after t = M s in one pass over eight buffers: x += a p + b s, r = s - b t,
+// and the next direction q = r + c (p - b v), returning ||r||^2 of the new r. With r holding s,
+// a = alpha, b = omega and c = beta, where caxpbypcz at the top of the next iteration would read
+// r, v and p again and write p. q may not be p: after a reliable update the solver makes the
+// direction again from p, v and the recomputed residual (solvers/bicgstab_impl.hpp).
 template <class Real, class Space>
-NormDot update_solution_and_residual(const PackedComplex& c, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& p,
-                                     std::complex<double> b, const View<Real, 1, LayoutRight, Space>& t, const View<Real, 1, LayoutRight, Space>& r,
-                                     const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& w) {
+double bicgstab_update(const PackedComplex& c, std::complex<double> a, const View<Real, 1, LayoutRight, Space>& p, std::complex<double> b,
+                       const View<Real, 1, LayoutRight, Space>& t, const View<Real, 1, LayoutRight, Space>& v, std::complex<double> beta,
+                       const View<Real, 1, LayoutRight, Space>& r, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& q) {
   blas_detail::check_complex(c, p, t);
-  blas_detail::check_same_size(p, r);
-  blas_detail::check_same_size(p, x);
-  blas_detail::check_same_size(p, w);
-  const Real *pp = p.data(), *tp = t.data(), *wp = w.data();
-  Real *rp = r.data(), *xp = x.data();
-  const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag());
-  std::array<double, 3> sum{};
+  for (const auto* other : {&v, &r, &x, &q}) blas_detail::check_same_size(p, *other);
+  if (q.data() == p.data()) throw std::invalid_argument("bicgstab_update: the next direction needs a buffer of its own");
+  const Real *pp = p.data(), *vp = v.data(), *tp = t.data();
+  Real *rp = r.data(), *xp = x.data(), *qp = q.data();
+  const Real ar = static_cast<Real>(a.real()), ai = static_cast<Real>(a.imag()), br = static_cast<Real>(b.real()), bi = static_cast<Real>(b.imag()),
+             cr = static_cast<Real>(beta.real()), ci = static_cast<Real>(beta.imag());
+  double sum = 0;
   if constexpr (std::is_same_v<Space, HostSpace>) {
     if (const blas_detail::ComplexRuns runs(c); runs.usable()) {
-      parallel_reduce("blas_update_solution_and_residual", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t k, std::array<double, 3>& acc) {
+      parallel_reduce("blas_bicgstab_update", RangePolicy<typename Space::execution_space>(runs.count), [=](index_t k, double& acc) {
         index_t re, n;
         runs.bounds(k, re, n);
-        const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi;
+        const Real ar_ = ar, ai_ = ai, br_ = br, bi_ = bi, cr_ = cr, ci_ = ci;
         const Real *__restrict__ p_re = pp + re, *__restrict__ p_im = p_re + runs.chunk, *__restrict__ t_re = tp + re, *__restrict__ t_im = t_re + runs.chunk;
-        const Real *__restrict__ w_re = wp + re, *__restrict__ w_im = w_re + runs.chunk;
+        const Real *__restrict__ v_re = vp + re, *__restrict__ v_im = v_re + runs.chunk;
         Real *__restrict__ r_re = rp + re, *__restrict__ r_im = r_re + runs.chunk, *__restrict__ x_re = xp + re, *__restrict__ x_im = x_re + runs.chunk;
-        double s_norm = 0, s_re = 0, s_im = 0;
-#pragma omp simd reduction(+ : s_norm, s_re, s_im)
+        Real *__restrict__ q_re = qp + re, *__restrict__ q_im = q_re + runs.chunk;
+        double s_norm = 0;
+#pragma omp simd reduction(+ : s_norm)
         for (index_t j = 0; j < n; ++j) {
-          Real xr = x_re[j], xi = x_im[j], rr = r_re[j], ri = r_im[j];
-          blas_detail::caxpby_value(ar_, ai_, Real(1), Real(0), p_re[j], p_im[j], xr, xi);
+          Real xr = x_re[j], xi = x_im[j], rr = r_re[j], ri = r_im[j], qr = p_re[j], qi = p_im[j];
+          blas_detail::caxpby_value(ar_, ai_, Real(1), Real(0), qr, qi, xr, xi);
           blas_detail::caxpby_value(br_, bi_, Real(1), Real(0), rr, ri, xr, xi);
           blas_detail::caxpby_value(-br_, -bi_, Real(1), Real(0), t_re[j], t_im[j], rr, ri);
+          blas_detail::caxpby_value(-br_, -bi_, Real(1), Real(0), v_re[j], v_im[j], qr, qi);
+          blas_detail::caxpby_value(Real(1), Real(0), cr_, ci_, rr, ri, qr, qi);
           x_re[j] = xr;
           x_im[j] = xi;
           r_re[j] = rr;
           r_im[j] = ri;
-          blas_detail::add_norm2_dot(rr, ri, w_re[j], w_im[j], s_norm, s_re, s_im);
+          q_re[j] = qr;
+          q_im[j] = qi;
+          s_norm += static_cast<double>(rr) * rr + static_cast<double>(ri) * ri;
         }
-        acc[0] += s_norm;
-        acc[1] += s_re;
-        acc[2] += s_im;
+        acc += s_norm;
       }, sum);
-      return {sum[0], {sum[1], sum[2]}};
+      return sum;
     }
   }
-  sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(c, [&](auto index) {
-    return blas_detail::update_solution_and_residual_groups<decltype(index)::value, Real, Space>(c, ar, ai, pp, br, bi, tp, rp, xp, wp);
+  return blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(c, [&](auto index) {
+    return blas_detail::bicgstab_update_groups<decltype(index)::value, Real, Space>(c, ar, ai, br, bi, cr, ci, pp, vp, tp, rp, xp, qp);
   });
-  return {sum[0], {sum[1], sum[2]}};
 }
 
 }  // namespace dslash

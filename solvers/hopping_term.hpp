@@ -26,12 +26,12 @@ class HoppingTerm {
   // result = D_{out<-neighbour(out)} in, or its dagger (on the GPU it may return before it is done:
   // Space::execution_space::fence() waits).
   virtual void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const = 0;
-  // result = a x + b D in, with ||result||^2 and, where w is given, <w, result> on this process,
+  // result = a x + b D in, with ||result||^2 and, where w is given, <w, result> and <w2, result> on this process,
   // in one pass where the hopping term can (DslashKernel::apply_xpay); nullopt, with nothing done,
   // where it cannot (halo faces to add, compressed links).
   virtual std::optional<NormDot> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
-                                            const vector_type& result, const vector_type* w) const {
-    (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result, (void)w;
+                                            const vector_type& result, const vector_type* w, const vector_type* w2) const {
+    (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result, (void)w, (void)w2;
     return std::nullopt;
   }
   // Partial sums computed on this process -> the sums over every process, in place, in the same
@@ -54,10 +54,10 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
   }
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override { kernel(out, dagger).apply(in, result); }
   std::optional<NormDot> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
-                                    const vector_type* w) const override {
+                                    const vector_type* w, const vector_type* w2) const override {
     const DslashKernel<Real, Space>& k = kernel(out, dagger);
     if (!k.fuses_xpay(false, w != nullptr)) return std::nullopt;  // compressed links: the BLAS pass
-    return k.apply_xpay(in, a, x, b, result, w);
+    return k.apply_xpay(in, a, x, b, result, w, w2);
   }
 
   static DslashConfig with(DslashConfig c, Subset out, bool dagger) {

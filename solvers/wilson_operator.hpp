@@ -66,10 +66,12 @@ class EvenOddWilson {
   void prepare_source(const vector_type& b_even, const vector_type& b_odd, const vector_type& b_hat) const;
   // x_o = (b_o + D_{o<-e} x_e / 2) / (4 + m)
   void reconstruct(const vector_type& x_even, const vector_type& b_odd, const vector_type& x_odd) const;
-  // apply(), returning from its last pass over out ||out||^2 (CGNR), or ||out||^2 and <w, out>
-  // (BiCGStab), over the whole lattice: the norm or inner product costs no pass of its own.
+  // apply(), returning from its last pass over out ||out||^2 (CGNR), or ||out||^2, <w, out> and
+  // <w2, out> (BiCGStab; w2 = w in the first form), over the whole lattice: the norm and inner
+  // products cost no pass of their own where the kernel's epilogue takes them.
   double apply_norm2(const vector_type& in, const vector_type& out, bool dagger = false) const;
   NormDot apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, bool dagger = false) const;
+  NormDot apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, const vector_type& w2, bool dagger = false) const;
   // ||v||^2 and <x, y> in double, over the whole lattice (every process's sites): the solvers' sums.
   double norm2(const vector_type& v) const;
   std::complex<double> dot(const vector_type& x, const vector_type& y) const;
@@ -86,14 +88,16 @@ class EvenOddWilson {
  private:
   const DslashKernel<Real, Space>& d_eo() const { return hopping_->kernel(Subset::Even, false); }
   const DslashKernel<Real, Space>& kernel(Subset parity) const { return hopping_->kernel(parity, false); }
-  // out = M_ee_hat in (or its dagger), returning on this process ||out||^2 when want_norm2 and <w, out>
-  // where w is given (else zeros).
-  NormDot apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w = nullptr) const;
+  // out = M_ee_hat in (or its dagger), returning on this process ||out||^2 when want_norm2, and <w, out>
+  // and <w2, out> where w is given (w2 = w where it is not; else zeros).
+  NormDot apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w = nullptr,
+                     const vector_type* w2 = nullptr) const;
   // D_{out<-in} in (or its dagger), counted and timed; hop_xpay: a x + b D in with its norm (and
-  // <w, result> where w is given), where the hopping term fuses them (else nullopt, nothing done).
+  // <w, result>, <w2, result> where w is given), where the hopping term fuses them (else nullopt,
+  // nothing done).
   void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
   std::optional<NormDot> hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
-                                  const vector_type* w) const;
+                                  const vector_type* w, const vector_type* w2) const;
   // Runs a hopping-term call that returns once its kernel has ended and whether it ran; a call that
   // ran counts as one Dslash application and adds its time.
   template <class Call>

@@ -65,23 +65,31 @@ void EvenOddWilson<Real, Space>::unpack(const vector_type& packed, std::vector<S
 
 // The last pass, out = (4 + m) in - D D in / (4 (4 + m)), rides in the second hop where the hopping
 // term can fuse it (one process; under MPI, CPU ranks whose halo is in before the kernel), with its
-// norm and BiCGStab's inner product: that saves a pass over three vectors (two with its norm), 3 of
-// the 14 of a CG iteration, 2 x 3 of BiCGStab's 22. Where the halo faces complete the second hop
+// norm and BiCGStab's inner products: that saves a pass over three vectors (two with its norm), 3 of
+// the 14 of a CG iteration, 2 x 2 of BiCGStab's 19. Where the halo faces complete the second hop
 // after its kernel (overlap, the GPU), the pass stays a BLAS one.
 template <class Real, class Space>
-NormDot EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w) const {
+NormDot EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w,
+                                               const vector_type* w2) const {
   const double a = 4 + mass_;
   const Real ca = static_cast<Real>(a), cb = static_cast<Real>(-1 / (4 * a));
+  if (w2 == nullptr) w2 = w;
   hop(Subset::Odd, dagger, in, odd_scratch_);
-  if (const std::optional<NormDot> sums = hop_xpay(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, w)) return *sums;
-  // A kernel that fuses the xpay but not the inner product (the GPU's naive one: its registers)
-  // still saves the pass's read-modify-write: the inner product then reads two buffers, not four.
+  if (const std::optional<NormDot> sums = hop_xpay(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, w, w2)) return *sums;
+  // A kernel that fuses the xpay but not the inner products (the GPU's naive one: its registers)
+  // still saves the pass's read-modify-write: the inner products then read two or three buffers, not five.
   if (w != nullptr)
-    if (const std::optional<NormDot> sums = hop_xpay(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, nullptr))
-      return {sums->norm2, dslash::dot(complex_layout(), *w, out)};
+    if (const std::optional<NormDot> sums = hop_xpay(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, nullptr, nullptr)) {
+      if (w2 == w) {
+        const std::complex<double> dot = dslash::dot(complex_layout(), *w, out);
+        return {sums->norm2, dot, dot};
+      }
+      const auto [dot, dot2] = dslash::dot2(complex_layout(), *w, *w2, out);
+      return {sums->norm2, dot, dot2};
+    }
   hop(Subset::Even, dagger, odd_scratch_, out);
-  if (w != nullptr) return caxpby_norm2_dot(complex_layout(), std::complex<double>(a), in, std::complex<double>(-1 / (4 * a)), out, *w);
-  if (want_norm2) return {axpby_norm2(ca, in, cb, out), {}};
+  if (w != nullptr) return caxpby_norm2_dot(complex_layout(), std::complex<double>(a), in, std::complex<double>(-1 / (4 * a)), out, *w, *w2);
+  if (want_norm2) return {axpby_norm2(ca, in, cb, out), {}, {}};
   axpby(ca, in, cb, out);
   return {};
 }
@@ -99,6 +107,12 @@ double EvenOddWilson<Real, Space>::apply_norm2(const vector_type& in, const vect
 template <class Real, class Space>
 NormDot EvenOddWilson<Real, Space>::apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, bool dagger) const {
   return global_sum(apply_here(in, out, dagger, true, &w));
+}
+
+template <class Real, class Space>
+NormDot EvenOddWilson<Real, Space>::apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, const vector_type& w2,
+                                                    bool dagger) const {
+  return global_sum(apply_here(in, out, dagger, true, &w, &w2));
 }
 
 template <class Real, class Space>
@@ -127,7 +141,7 @@ double EvenOddWilson<Real, Space>::norm2(const vector_type& v) const {
 
 template <class Real, class Space>
 std::complex<double> EvenOddWilson<Real, Space>::dot(const vector_type& x, const vector_type& y) const {
-  return global_sum(NormDot{0, dslash::dot(complex_layout(), x, y)}).dot;
+  return global_sum(NormDot{0, dslash::dot(complex_layout(), x, y), {}}).dot;
 }
 
 template <class Real, class Space>
@@ -138,9 +152,9 @@ double EvenOddWilson<Real, Space>::global_sum(double partial) const {
 
 template <class Real, class Space>
 NormDot EvenOddWilson<Real, Space>::global_sum(NormDot partial) const {
-  std::array<double, 3> sums{partial.norm2, partial.dot.real(), partial.dot.imag()};
+  std::array<double, 5> sums{partial.norm2, partial.dot.real(), partial.dot.imag(), partial.dot2.real(), partial.dot2.imag()};
   hopping_->sum(sums);
-  return {sums[0], {sums[1], sums[2]}};
+  return {sums[0], {sums[1], sums[2]}, {sums[3], sums[4]}};
 }
 
 template <class Real, class Space>
@@ -166,9 +180,9 @@ void EvenOddWilson<Real, Space>::hop(Subset out, bool dagger, const vector_type&
 
 template <class Real, class Space>
 std::optional<NormDot> EvenOddWilson<Real, Space>::hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
-                                                            const vector_type& result, const vector_type* w) const {
+                                                            const vector_type& result, const vector_type* w, const vector_type* w2) const {
   // Returns after the kernel (its sums come back to the host).
-  return counted([&] { return hopping_->apply_xpay(out, dagger, in, a, x, b, result, w); });
+  return counted([&] { return hopping_->apply_xpay(out, dagger, in, a, x, b, result, w, w2); });
 }
 
 namespace eo_wilson_detail {

@@ -283,8 +283,9 @@ TEST(Blas, ComplexAxpbyIsTheFieldsOwn) {
 }
 
 // The fused complex passes of BiCGStab are the same operations on the fields: z = a x + b y + c z,
-// y = a x + b y with ||y||^2 and <w, y> of the result (w = x, as for <s, t>, included), and the
-// solution and residual updates of its last pass with their sums.
+// y = a x + b y with ||y||^2, <w, y> and <w2, y> of the result (w = x, as for <s, t>, included),
+// <w, y> and <w2, y> alone, and its last pass (the solution, the residual, the next direction and
+// the residual's norm).
 TEST(Blas, FusedComplexPassesAreTheFieldsOwn) {
   const std::complex<double> a(0.75, -1.5), b(-0.25, 2.0), c(1.25, 0.5);
   for_each_packed_pair([&](const DslashConfig& cfg, const DslashKernel<double>& k, const DslashKernel<double>& even_out, const auto& x, const auto& y,
@@ -301,46 +302,56 @@ TEST(Blas, FusedComplexPassesAreTheFieldsOwn) {
         k.label() + " caxpbypcz");
 
     k.pack(z, pz);  // z before the update
+    const auto w2 = gaussians(kFoldable, Subset::Even, cfg.nrhs, 92);
+    const auto pw2 = k.allocate_spinors("w2");
+    k.pack(w2, pw2);
     for (const bool w_is_x : {false, true}) {
       deep_copy(py, pw);
       const auto& w_packed = w_is_x ? px : pz;
-      const NormDot sums = caxpby_norm2_dot(layout, a, px, b, py, w_packed);
+      const NormDot sums = caxpby_norm2_dot(layout, a, px, b, py, w_packed, pw2);
       const auto got = expect_unpacked(
           even_out, py, [&](std::size_t r, site_t i, int sp, int col) { return a * x[r](i, sp, col) + b * y[r](i, sp, col); },
           k.label() + " caxpby_norm2_dot");
-      std::complex<double> expect_dot = 0;
+      std::complex<double> expect_dot = 0, expect_dot2 = 0;
       double expect_norm = 0;
       for (std::size_t r = 0; r < got.size(); ++r) {
         expect_norm += norm2(got[r]);
         expect_dot += inner_product(w_is_x ? x[r] : z[r], got[r]);
+        expect_dot2 += inner_product(w2[r], got[r]);
       }
       EXPECT_NEAR(sums.norm2, expect_norm, 1e-12 * expect_norm) << k.label();
       EXPECT_LT(std::abs(sums.dot - expect_dot), 1e-12 * std::abs(expect_dot)) << k.label() << (w_is_x ? ", w = x" : "");
+      EXPECT_LT(std::abs(sums.dot2 - expect_dot2), 1e-12 * std::abs(expect_dot2)) << k.label() << " caxpby_norm2_dot's second";
+      const auto [dot, dot2] = dslash::dot2(layout, w_packed, pw2, py);
+      EXPECT_LT(std::abs(dot - expect_dot), 1e-12 * std::abs(expect_dot)) << k.label() << " dot2's first";
+      EXPECT_LT(std::abs(dot2 - expect_dot2), 1e-12 * std::abs(expect_dot2)) << k.label() << " dot2's second";
     }
 
-    // BiCGStab's last pass, with p = x, t = y, r = z and the solution s: s += a x + c z and
-    // z -= c y, with ||z||^2 and <w, z> of the new z (w = y before this test's updates).
+    // BiCGStab's last pass, with p = x, t = y, v = w2, r = z (holding s) and the solution s:
+    // s += a x + c z, z -= c y, q = z + b (x - c w2), with ||z||^2 of the new z.
     deep_copy(py, pw);
     k.pack(z, pz);
     const auto solution = gaussians(kFoldable, Subset::Even, cfg.nrhs, 91);
-    const auto ps = k.allocate_spinors("s");
+    const auto ps = k.allocate_spinors("s"), pq = k.allocate_spinors("q");
     k.pack(solution, ps);
-    const NormDot sums = update_solution_and_residual(layout, a, px, c, py, pz, ps, pw);
+    const double rr = bicgstab_update(layout, a, px, c, py, pw2, b, pz, ps, pq);
     expect_unpacked(
         even_out, ps,
         [&](std::size_t r, site_t i, int sp, int col) { return solution[r](i, sp, col) + a * x[r](i, sp, col) + c * z[r](i, sp, col); },
-        k.label() + " update_solution_and_residual's solution");
+        k.label() + " bicgstab_update's solution");
     const auto got = expect_unpacked(
         even_out, pz, [&](std::size_t r, site_t i, int sp, int col) { return z[r](i, sp, col) - c * y[r](i, sp, col); },
-        k.label() + " update_solution_and_residual's residual");
-    std::complex<double> expect_dot = 0;
+        k.label() + " bicgstab_update's residual");
+    expect_unpacked(
+        even_out, pq,
+        [&](std::size_t r, site_t i, int sp, int col) {
+          return z[r](i, sp, col) - c * y[r](i, sp, col) + b * (x[r](i, sp, col) - c * w2[r](i, sp, col));
+        },
+        k.label() + " bicgstab_update's direction");
     double expect_norm = 0;
-    for (std::size_t r = 0; r < got.size(); ++r) {
-      expect_norm += norm2(got[r]);
-      expect_dot += inner_product(y[r], got[r]);
-    }
-    EXPECT_NEAR(sums.norm2, expect_norm, 1e-12 * expect_norm) << k.label();
-    EXPECT_LT(std::abs(sums.dot - expect_dot), 1e-12 * std::abs(expect_dot)) << k.label() << " update_solution_and_residual";
+    for (const auto& field : got) expect_norm += norm2(field);
+    EXPECT_NEAR(rr, expect_norm, 1e-12 * expect_norm) << k.label() << " bicgstab_update";
+    EXPECT_THROW(bicgstab_update(layout, a, px, c, py, pw2, b, pz, ps, px), std::invalid_argument) << "the direction in place";
   });
 }
 
@@ -396,14 +407,15 @@ TEST(EvenOddWilson, DaggerIsTheAdjoint) {
   EXPECT_GT(std::abs(dot(c, mx, y) - lhs), 1e-6 * std::abs(lhs));
 }
 
-// apply_norm2 and apply_norm2_dot write what apply() writes and return its norm and inner product.
+// apply_norm2 and apply_norm2_dot write what apply() writes and return its norm and inner products.
 TEST(EvenOddWilson, FusedAppliesReturnTheirOutputsSums) {
   const GaugeField<double> u = random_gauge(kFoldable, 6);
   for (const DslashConfig& config : configs()) {
     const EvenOddWilson<double> op(u, 0.1, config);
-    const auto x = op.allocate("x"), w = op.allocate("w"), expect = op.allocate("expect"), got = op.allocate("got");
+    const auto x = op.allocate("x"), w = op.allocate("w"), w2 = op.allocate("w2"), expect = op.allocate("expect"), got = op.allocate("got");
     op.pack(gaussians(kFoldable, Subset::Even, config.nrhs, 20), x);
     op.pack(gaussians(kFoldable, Subset::Even, config.nrhs, 60), w);
+    op.pack(gaussians(kFoldable, Subset::Even, config.nrhs, 61), w2);
     for (const bool dagger : {false, true}) {
       op.apply(x, expect, dagger);
       const double n2 = op.apply_norm2(x, got, dagger);
@@ -416,6 +428,13 @@ TEST(EvenOddWilson, FusedAppliesReturnTheirOutputsSums) {
       EXPECT_NEAR(sums.norm2, n2, 1e-13 * n2);
       const std::complex<double> wy = op.dot(w, expect);
       EXPECT_LT(std::abs(sums.dot - wy), 1e-13 * std::abs(wy)) << sums.dot << " vs " << wy;
+      EXPECT_EQ(sums.dot2, sums.dot) << "without a second vector, its inner product is the first's";
+      const NormDot both = op.apply_norm2_dot(x, got, w, w2, dagger);
+      for (std::size_t i = 0; i < got.size(); ++i) ASSERT_NEAR(got.data()[i], expect.data()[i], scale) << "apply_norm2_dot (two) at " << i;
+      EXPECT_NEAR(both.norm2, n2, 1e-13 * n2);
+      EXPECT_LT(std::abs(both.dot - wy), 1e-13 * std::abs(wy)) << both.dot << " vs " << wy;
+      const std::complex<double> w2y = op.dot(w2, expect);
+      EXPECT_LT(std::abs(both.dot2 - w2y), 1e-13 * std::abs(w2y)) << both.dot2 << " vs " << w2y;
     }
   }
 }

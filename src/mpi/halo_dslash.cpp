@@ -230,9 +230,9 @@ void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& ou
 
 template <class Real, class Space>
 std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                           Progress progress, const spinor_view* w) {
+                                                           Progress progress, const spinor_view* w, const spinor_view* w2) {
   if (!completes_in_kernel(progress) || !kernel_.fuses_xpay(true, w != nullptr)) return std::nullopt;
-  XpayCall e{a, b, &x, w, {}};
+  XpayCall e{a, b, &x, w, w2, {}};
   apply_host(in, out, progress, &e);
   return e.sums;
 }
@@ -260,7 +260,8 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
     std::array<std::array<const Real*, 2>, 4> messages{};
     for_each_split([&](int mu) { messages[static_cast<std::size_t>(mu)] = {received(mu, Hop::Forward), received(mu, Hop::Backward)}; });
     const double i0 = MPI_Wtime();
-    if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, faces_.received(messages), epilogue->w);
+    if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, faces_.received(messages), epilogue->w,
+                                                     epilogue->w2);
     else kernel_.apply(in, out, faces_.received(messages));
     t.interior = MPI_Wtime() - i0;
   } else if (progress == Progress::None) {

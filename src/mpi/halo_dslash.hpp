@@ -122,11 +122,11 @@ class HaloDslash {
   // On the GPU it returns with the result complete in `out`.
   void apply(const spinor_view& in, const spinor_view& out, Progress progress);
   // Collective. out = a x + b D in, the even-odd operator's last pass in the kernel's epilogue
-  // (DslashKernel::apply_xpay), returning ||out||^2 and, where w is given, <w, out> on this rank;
+  // (DslashKernel::apply_xpay), returning ||out||^2 and, where w is given, <w, out> and <w2, out> on this rank;
   // where the halo's hops are added in the kernel (completion(progress) is "kernel") and the kernel
   // fuses the epilogue (whole links). Elsewhere nullopt, with nothing done.
   std::optional<NormDot> apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, Progress progress,
-                                    const spinor_view* w = nullptr);
+                                    const spinor_view* w = nullptr, const spinor_view* w2 = nullptr);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, Progress progress = Progress::Chunks);
   // Collective. Only the halo exchange of an apply (project, post, wait), untimed: for halo bandwidth.
@@ -160,7 +160,7 @@ class HaloDslash {
   struct XpayCall {  // apply_xpay's arguments and sums (dslash::Epilogue is what the kernel is built with)
     Real a, b;
     const spinor_view* x;
-    const spinor_view* w;
+    const spinor_view *w, *w2;
     NormDot sums;
   };
   void apply_host(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue);

@@ -31,9 +31,9 @@ void HaloHopping<Real, Space>::apply(Subset out, bool dagger, const vector_type&
 
 template <class Real, class Space>
 std::optional<NormDot> HaloHopping<Real, Space>::apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b,
-                                                            const vector_type& result, const vector_type* w) const {
+                                                            const vector_type& result, const vector_type* w, const vector_type* w2) const {
   HaloDslash<Real, Space>& d = halo(out, dagger);
-  const std::optional<NormDot> sums = d.apply_xpay(in, a, x, b, result, progress_, w);
+  const std::optional<NormDot> sums = d.apply_xpay(in, a, x, b, result, progress_, w, w2);
   d.reset_times();
   return sums;
 }

@@ -7,6 +7,7 @@
 // ways to find a complex number's reals). Without a usable GPU they are skipped.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
@@ -50,6 +51,23 @@ void expect_same(const HostBuffer<Real>& host, const DeviceBuffer<Real>& device,
     const double h = host.data()[i], d = back.data()[i];
     ASSERT_NEAR(d, h, eps * (1 + std::abs(h))) << what << " at " << i;
   }
+}
+
+// A pass that chains several operations on each element (bicgstab_update: five) may differ by a
+// rounding of Real at each: `terms` bounds the sum of the magnitudes of what it adds up.
+template <class Real>
+void expect_close(const HostBuffer<Real>& host, const DeviceBuffer<Real>& device, double terms, const char* what) {
+  const auto back = create_mirror_view(device);
+  deep_copy(back, device);
+  const double tolerance = 8 * std::numeric_limits<Real>::epsilon() * terms;
+  for (std::size_t i = 0; i < host.size(); ++i) ASSERT_NEAR(back.data()[i], host.data()[i], tolerance) << what << " at " << i;
+}
+
+template <class Real>
+double max_abs(const HostBuffer<Real>& h) {
+  double m = 0;
+  for (std::size_t i = 0; i < h.size(); ++i) m = std::max(m, std::abs(static_cast<double>(h.data()[i])));
+  return m;
 }
 
 // A sum of products of the same inputs: only the order of the double additions differs.
@@ -130,25 +148,39 @@ void complex_passes(const PackedComplex& c) {
     expect_same(b.hz, b.dz, "caxpbypcz");
   }
   {
-    Buffers<Real> b(n);
-    const NormDot d = caxpby_norm2_dot(c, C(0.75, 0.1), b.dx, C(0.2, -1), b.dy, b.dz);
-    const NormDot h = caxpby_norm2_dot(c, C(0.75, 0.1), b.hx, C(0.2, -1), b.hy, b.hz);
+    Buffers<Real> b(n), more(n);  // w2 = more's x
+    const NormDot d = caxpby_norm2_dot(c, C(0.75, 0.1), b.dx, C(0.2, -1), b.dy, b.dz, more.dx);
+    const NormDot h = caxpby_norm2_dot(c, C(0.75, 0.1), b.hx, C(0.2, -1), b.hy, b.hz, more.hx);
     expect_same(b.hy, b.dy, "caxpby_norm2_dot");
-    const double scale = std::sqrt(h.norm2 * norm2(b.hz));
+    const double scale = std::sqrt(h.norm2 * norm2(b.hz)), scale2 = std::sqrt(h.norm2 * norm2(more.hx));
     expect_fused_sum<Real>(d.norm2, h.norm2, h.norm2, "caxpby_norm2_dot's norm");
     expect_fused_sum<Real>(d.dot.real(), h.dot.real(), scale, "caxpby_norm2_dot's dot, real part");
     expect_fused_sum<Real>(d.dot.imag(), h.dot.imag(), scale, "caxpby_norm2_dot's dot, imaginary part");
+    expect_fused_sum<Real>(d.dot2.real(), h.dot2.real(), scale2, "caxpby_norm2_dot's second dot, real part");
+    expect_fused_sum<Real>(d.dot2.imag(), h.dot2.imag(), scale2, "caxpby_norm2_dot's second dot, imaginary part");
+    // Over x, which no pass here wrote: the same values on both sides.
+    const auto [d1, d2] = dot2(c, b.dz, more.dx, b.dx);
+    const auto [h1, h2] = dot2(c, b.hz, more.hx, b.hx);
+    const double x_norm2 = norm2(b.hx), scale_z = std::sqrt(norm2(b.hz) * x_norm2), scale_w2 = std::sqrt(norm2(more.hx) * x_norm2);
+    expect_sum(d1.real(), h1.real(), scale_z, "dot2's first, real part");
+    expect_sum(d1.imag(), h1.imag(), scale_z, "dot2's first, imaginary part");
+    expect_sum(d2.real(), h2.real(), scale_w2, "dot2's second, real part");
+    expect_sum(d2.imag(), h2.imag(), scale_w2, "dot2's second, imaginary part");
   }
   {
-    Buffers<Real> b(n), more(n);  // p, t, r = x, y, z; the solution and w from a second set
-    const NormDot d = update_solution_and_residual(c, C(0.75, 0.1), b.dx, C(0.2, -1), b.dy, b.dz, more.dx, more.dy);
-    const NormDot h = update_solution_and_residual(c, C(0.75, 0.1), b.hx, C(0.2, -1), b.hy, b.hz, more.hx, more.hy);
-    expect_same(more.hx, more.dx, "update_solution_and_residual's solution");
-    expect_same(b.hz, b.dz, "update_solution_and_residual's residual");
-    const double scale = std::sqrt(h.norm2 * norm2(more.hy));
-    expect_fused_sum<Real>(d.norm2, h.norm2, h.norm2, "update_solution_and_residual's norm");
-    expect_fused_sum<Real>(d.dot.real(), h.dot.real(), scale, "update_solution_and_residual's dot, real part");
-    expect_fused_sum<Real>(d.dot.imag(), h.dot.imag(), scale, "update_solution_and_residual's dot, imaginary part");
+    Buffers<Real> b(n), more(n);  // p, t, v = x, y, z; r, the solution and q from a second set
+    const C alpha(0.75, 0.1), omega(0.2, -1), beta(-0.4, 0.3);
+    // Every input is at most m in magnitude, so is each real or imaginary part of a product a z at
+    // most 2 |a| m; q = r - omega t + beta (p - omega v) adds the most terms.
+    double m = 0;
+    for (const auto* h : {&b.hx, &b.hy, &b.hz, &more.hx, &more.hy}) m = std::max(m, max_abs(*h));
+    const double terms = 2 * m * (std::abs(alpha) + 2 + 2 * std::abs(omega) + std::abs(beta) * (1 + 2 * std::abs(omega)));
+    const double d = bicgstab_update(c, alpha, b.dx, omega, b.dy, b.dz, beta, more.dx, more.dy, more.dz);
+    const double h = bicgstab_update(c, alpha, b.hx, omega, b.hy, b.hz, beta, more.hx, more.hy, more.hz);
+    expect_close(more.hy, more.dy, terms, "bicgstab_update's solution");
+    expect_close(more.hx, more.dx, terms, "bicgstab_update's residual");
+    expect_close(more.hz, more.dz, terms, "bicgstab_update's direction");
+    expect_fused_sum<Real>(d, h, h, "bicgstab_update's norm");
   }
 }
 

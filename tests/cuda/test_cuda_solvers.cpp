@@ -109,9 +109,9 @@ INSTANTIATE_TEST_SUITE_P(
 
 class CudaOperator : public GpuTest<> {};
 
-// apply_norm2_dot writes what apply() writes and returns its ||out||^2 and <w, out>, on every
-// family: from the kernel's epilogue (vnode, mrhs) or, for naive's kernel, which fuses the xpay but
-// not the inner product, from a dot pass after it.
+// apply_norm2_dot writes what apply() writes and returns its ||out||^2, <w, out> and <w2, out>, on
+// every family: from the kernel's epilogue (vnode, mrhs) or, for naive's kernel, which fuses the
+// xpay but not the inner products, from a dot pass after it.
 TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
   const Geometry g({8, 8, 8, 8});
   GaugeField<double> u(g);
@@ -120,14 +120,16 @@ TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
     DslashConfig config{.kernel = family, .dispatch = Dispatch::Range};
     if (family == KernelFamily::Mrhs) config.nrhs = simd_lanes(SimdIsa::Simt, sizeof(double));
     const EvenOddWilson<double, CudaSpace> op(u, kMass, config);
-    std::vector<SpinorField<double>> xs, ws;
+    std::vector<SpinorField<double>> xs, ws, w2s;
     for (int r = 0; r < config.nrhs; ++r) {
       fill_gaussian(xs.emplace_back(g, Subset::Even), 50 + r);
       fill_gaussian(ws.emplace_back(g, Subset::Even), 70 + r);
+      fill_gaussian(w2s.emplace_back(g, Subset::Even), 90 + r);
     }
-    const auto x = op.allocate("x"), w = op.allocate("w"), expect = op.allocate("expect"), got = op.allocate("got");
+    const auto x = op.allocate("x"), w = op.allocate("w"), w2 = op.allocate("w2"), expect = op.allocate("expect"), got = op.allocate("got");
     op.pack(xs, x);
     op.pack(ws, w);
+    op.pack(w2s, w2);
     for (const bool dagger : {false, true}) {
       op.apply(x, expect, dagger);
       const NormDot sums = op.apply_norm2_dot(x, got, w, dagger);
@@ -139,6 +141,13 @@ TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
       EXPECT_NEAR(sums.norm2, n2, 1e-13 * n2) << to_string(family);
       const std::complex<double> wy = op.dot(w, expect);
       EXPECT_LT(std::abs(sums.dot - wy), 1e-13 * std::abs(wy)) << to_string(family) << ": " << sums.dot << " vs " << wy;
+      const NormDot both = op.apply_norm2_dot(x, got, w, w2, dagger);
+      deep_copy(o, got);
+      for (std::size_t i = 0; i < o.size(); ++i) ASSERT_NEAR(o.data()[i], e.data()[i], scale) << to_string(family) << " (two) at " << i;
+      EXPECT_NEAR(both.norm2, n2, 1e-13 * n2) << to_string(family);
+      EXPECT_LT(std::abs(both.dot - wy), 1e-13 * std::abs(wy)) << to_string(family) << ": " << both.dot << " vs " << wy;
+      const std::complex<double> w2y = op.dot(w2, expect);
+      EXPECT_LT(std::abs(both.dot2 - w2y), 1e-13 * std::abs(w2y)) << to_string(family) << ": " << both.dot2 << " vs " << w2y;
     }
   }
 }

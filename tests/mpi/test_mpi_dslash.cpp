@@ -255,8 +255,9 @@ TEST(HaloPeers, SendersAndReceiversTellEachOtherSpanBySpan) {
 }
 
 // The even-odd operator's last pass in the kernel's epilogue (HaloDslash::apply_xpay): where the
-// halo's hops are added in the kernel, out = a x + b D in, its norm and Re <D in, out>, summed over
-// the ranks, against apply and the same sums here; with the face kernels, nothing is done.
+// halo's hops are added in the kernel, out = a x + b D in, its norm, Re <D in, out> and Re <in, out>
+// (a second vector), summed over the ranks, against apply and the same sums here; with the face
+// kernels, nothing is done.
 TEST(HaloXpay, TheEpilogueRidesTheKernelWhereTheHaloIsInFirst) {
   Fixture& f = fixture();
   const ProcessGrid grid(g_grid, f.global.extents());
@@ -274,19 +275,22 @@ TEST(HaloXpay, TheEpilogueRidesTheKernelWhereTheHaloIsInFirst) {
   const double a = 1.25, b = -0.4;
   in_kernel.apply(in, plain, Progress::None);
   for (Progress progress : kStrategies) {
-    const std::optional<NormDot> sums = in_kernel.apply_xpay(in, a, x, b, fused, progress, &plain);
+    const std::optional<NormDot> sums = in_kernel.apply_xpay(in, a, x, b, fused, progress, &plain, &in);
     ASSERT_TRUE(sums.has_value()) << to_string(progress) << ": the shared halo is in before the kernel";
-    double worst = 0, sum = 0, re_dot = 0, w_norm2 = 0;
+    double worst = 0, sum = 0, re_dot = 0, w_norm2 = 0, re_dot2 = 0, w2_norm2 = 0;
     for (std::size_t i = 0; i < in.size(); ++i) {
       const double expect = a * x(i) + b * plain(i);
       worst = std::max(worst, std::abs(fused(i) - expect) / (std::abs(expect) + 1));
       sum += fused(i) * fused(i);
       re_dot += plain(i) * fused(i);  // Re <w, y> pairs every real with its own
       w_norm2 += plain(i) * plain(i);
+      re_dot2 += in(i) * fused(i);
+      w2_norm2 += in(i) * in(i);
     }
     EXPECT_LT(max_over_ranks(worst), 1e-13) << to_string(progress);
     EXPECT_LT(max_over_ranks(std::abs(sums->norm2 - sum) / sum), 1e-12) << to_string(progress);
     EXPECT_LT(max_over_ranks(std::abs(sums->dot.real() - re_dot) / std::sqrt(sum * w_norm2)), 1e-12) << to_string(progress);
+    EXPECT_LT(max_over_ranks(std::abs(sums->dot2.real() - re_dot2) / std::sqrt(sum * w2_norm2)), 1e-12) << to_string(progress);
   }
   EXPECT_FALSE(faces.apply_xpay(in, a, x, b, fused, Progress::None).has_value());
 }
