@@ -160,6 +160,10 @@ NormDot EvenOddWilson<Real, Space>::global_sum(NormDot partial) const {
 template <class Real, class Space>
 template <class Call>
 auto EvenOddWilson<Real, Space>::counted(const Call& call) const {
+  // A GPU's BLAS passes without a sum return before they end: the clock starts once they have,
+  // or a hop's time would hold the pass queued before it (as it did until session 20: the GPU's
+  // solves counted one or two passes an iteration as Dslash time).
+  Space::execution_space::fence();
   const auto t0 = std::chrono::steady_clock::now();
   const auto ran = call();
   if (ran) {
