@@ -27,6 +27,7 @@
 
 #include "kernels/dslash_kernel.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/hop_clock.hpp"
 #include "solvers/hopping_term.hpp"
 
 namespace dslash {
@@ -81,9 +82,9 @@ class EvenOddWilson {
   // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }
-  // Wall-clock seconds spent in them (each fenced: a GPU launch returns before its kernel ends): what
-  // a solve's time is compared with.
-  double dslash_seconds() const { return dslash_seconds_; }
+  // Seconds spent in them, each call's own (solvers/hop_clock.hpp: on the GPU, CUDA events around
+  // its kernels, not the passes queued before it): what a solve's time is compared with.
+  double dslash_seconds() const { return clock_.seconds(); }
 
  private:
   const DslashKernel<Real, Space>& d_eo() const { return hopping_->kernel(Subset::Even, false); }
@@ -98,8 +99,8 @@ class EvenOddWilson {
   void hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const;
   std::optional<NormDot> hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
                                   const vector_type* w, const vector_type* w2) const;
-  // Runs a hopping-term call that returns once its kernel has ended and whether it ran; a call that
-  // ran counts as one Dslash application and adds its time.
+  // Runs a hopping-term call that returns whether it ran (a GPU's returns before its kernels end); a
+  // call that ran counts as one Dslash application and adds its time.
   template <class Call>
   auto counted(const Call& call) const;
 
@@ -109,7 +110,7 @@ class EvenOddWilson {
   // A folded layout's slot of each even site and the even site in each slot, for slots().
   View<index_t, 1, LayoutRight, Space> even_slots_, even_sites_;
   mutable std::int64_t dslash_count_ = 0;
-  mutable double dslash_seconds_ = 0;
+  mutable HopClock<Space> clock_;
 };
 
 // dst (op_to's precision and layout) = src (op_from's), both even buffers, in Space: element by

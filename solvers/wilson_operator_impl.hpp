@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <stdexcept>
 
 #include "dslash/lattice/field_ops.hpp"
@@ -160,15 +159,20 @@ NormDot EvenOddWilson<Real, Space>::global_sum(NormDot partial) const {
 template <class Real, class Space>
 template <class Call>
 auto EvenOddWilson<Real, Space>::counted(const Call& call) const {
-  // A GPU's BLAS passes without a sum return before they end: the clock starts once they have,
-  // or a hop's time would hold the pass queued before it (as it did until session 20: the GPU's
-  // solves counted one or two passes an iteration as Dslash time).
-  Space::execution_space::fence();
-  const auto t0 = std::chrono::steady_clock::now();
-  const auto ran = call();
+  // The hop's own time (solvers/hop_clock.hpp), not that of a GPU pass queued before it.
+  clock_.start();
+  decltype(call()) ran{};
+  try {
+    ran = call();
+  } catch (...) {
+    clock_.cancel();
+    throw;
+  }
   if (ran) {
-    dslash_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    clock_.stop();
     ++dslash_count_;
+  } else {
+    clock_.cancel();
   }
   return ran;
 }
@@ -177,7 +181,6 @@ template <class Real, class Space>
 void EvenOddWilson<Real, Space>::hop(Subset out, bool dagger, const vector_type& in, const vector_type& result) const {
   counted([&] {
     hopping_->apply(out, dagger, in, result);
-    Space::execution_space::fence();  // a GPU launch returns before the kernel ends
     return true;
   });
 }

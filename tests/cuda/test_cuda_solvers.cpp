@@ -4,6 +4,7 @@
 // skipped with the reason.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <complex>
 #include <ostream>
@@ -150,6 +151,34 @@ TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
       EXPECT_LT(std::abs(both.dot2 - w2y), 1e-13 * std::abs(w2y)) << to_string(family) << ": " << both.dot2 << " vs " << w2y;
     }
   }
+}
+
+// A hop's clock (solvers/hop_clock.hpp) holds the hop's own time, not the GPU work queued ahead of
+// it, which a launch returns before: the big operator queues its hops, and the small one's clock,
+// read after its own two, must not see them. On one stream the clocks never overlap: together they
+// hold no more than the host's time around both.
+TEST_F(CudaOperator, HopClockTimesTheHopsNotTheWorkQueuedAheadOfThem) {
+  const Geometry big_g({16, 16, 16, 64}), small_g({8, 8, 8, 8});
+  GaugeField<double> big_u(big_g), small_u(small_g);
+  fill_unit(big_u);
+  fill_random_su3(small_u, 37);
+  const DslashConfig config{.kernel = KernelFamily::Naive, .dispatch = Dispatch::Range};
+  const EvenOddWilson<double, CudaSpace> big(big_u, kMass, config), small(small_u, kMass, config);
+  const auto bx = big.allocate("bx"), by = big.allocate("by"), sx = small.allocate("sx"), sy = small.allocate("sy");
+  deep_copy(bx, 1.0);
+  deep_copy(sx, 1.0);
+  Cuda::fence();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 10; ++i) big.apply(bx, by);
+  small.apply(sx, sy);
+  const double small_hops = small.dslash_seconds();  // waits for its last hop, and so for everything
+  const double host = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double big_hops = big.dslash_seconds();
+  EXPECT_EQ(big.dslash_count(), 20);
+  EXPECT_EQ(small.dslash_count(), 2);
+  EXPECT_GT(small_hops, 0);
+  EXPECT_LT(small_hops, 0.25 * big_hops) << "the small operator's clock held the big one's queued hops";
+  EXPECT_LE(big_hops + small_hops, host);
 }
 
 // convert() and add_and_zero() between the double and single operators' device buffers: vnode (4

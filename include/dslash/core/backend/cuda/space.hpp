@@ -140,6 +140,7 @@ class Event {
   Event& operator=(const Event&) = delete;
   cudaEvent_t get() const { return event_; }
   void record(cudaStream_t stream) { check(cudaEventRecord(event_, stream), "cudaEventRecord"); }
+  void synchronize() const { check(cudaEventSynchronize(event_), "cudaEventSynchronize (a kernel failed)"); }
   // Seconds from `start` to this event, both recorded and complete.
   double since(const Event& start) const {
     float ms = 0;
