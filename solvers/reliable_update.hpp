@@ -8,11 +8,14 @@
 // unless the recomputed residual is over kDrift times the iterated one: the recurrence has drifted
 // from the truth (at the sloppy precision's floor), and the solver restarts from the new residual.
 // So the answer meets a Real tolerance that Sloppy alone cannot reach, and with Sloppy = Real the
-// same code is a plain solver whose stopping rule is the true residual, not the recurrence's.
+// same code is a plain solver whose stopping rule is the true residual, not the recurrence's. With
+// one operator for both (a double or single solve) the solver iterates on x and r themselves: no
+// increment to fold in and no copy of r at an update.
 #include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string>
+#include <type_traits>
 
 #include "solvers/solver_result.hpp"
 #include "solvers/wilson_operator.hpp"
@@ -39,17 +42,25 @@ class Updater {
   Updater(const char* solver, const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const vector_type& b,
           const vector_type& x, const SolverParams& params, SolverResult& result)
       : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(op.norm2(b))),
-        trivial_(solve_trivially(solver, params, b_norm_, x)) {
+        one_operator_(same_object(op, sloppy)), trivial_(solve_trivially(solver, params, b_norm_, x)) {
     if (trivial_) {
       result_ = *trivial_;
       return;
     }
     timed_setup<Space>(result_, [&] {
       r_ = op.allocate(std::string(solver) + "_r");
-      r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
-      x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
+      if (!one_operator_) {
+        r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
+        x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
+      }
     });
-    fill(x_sloppy_, Sloppy(0));
+    if constexpr (kMaySharePrecision) {
+      if (one_operator_) {  // the same buffers
+        r_sloppy_ = r_;
+        x_sloppy_ = x;
+      }
+    }
+    if (!one_operator_) fill(x_sloppy_, Sloppy(0));
     if (op.norm2(x) == 0) start_from_b();
     else recompute();
     result_.history.push_back(relative_);
@@ -103,6 +114,11 @@ class Updater {
   }
 
  private:
+  static bool same_object(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy) {
+    if constexpr (kMaySharePrecision) return &op == &sloppy;
+    else return false;
+  }
+
   // r = b, r_s = b: the residual of x = 0.
   void start_from_b() {
     deep_copy(r_, b_);
@@ -111,15 +127,15 @@ class Updater {
 
   // r_s = r, whose ||r|| / ||b|| is `relative`: the true residual of x, with x_s = 0.
   void adopt_residual(double relative) {
-    convert(op_, r_, sloppy_, r_sloppy_);
+    if (!one_operator_) convert(op_, r_, sloppy_, r_sloppy_);
     relative_ = relative;
     max_since_update_ = relative_;
     recomputed_ = true;
   }
 
-  // x += x_s, x_s = 0 (one pass), r = b - M x in Real, r_s = r.
+  // x += x_s, x_s = 0 (one pass; none with one operator), r = b - M x in Real, r_s = r.
   void recompute() {
-    add_and_zero(sloppy_, x_sloppy_, op_, x_);
+    if (!one_operator_) add_and_zero(sloppy_, x_sloppy_, op_, x_);
     adopt_residual(std::sqrt(op_.residual(b_, x_, r_)) / b_norm_);
   }
 
@@ -130,12 +146,15 @@ class Updater {
   const SolverParams& params_;
   SolverResult& result_;
   double b_norm_;
+  // One operator for both precisions: x_s is x and r_s is r (the constructor's order: before trivial_).
+  static constexpr bool kMaySharePrecision = std::is_same_v<Real, Sloppy>;
+  bool one_operator_ = false;
   std::optional<SolverResult> trivial_;
   vector_type r_;
   sloppy_vector r_sloppy_, x_sloppy_;
   double relative_ = 0, max_since_update_ = 0, best_ = 0;  // relative_: the latest ||r|| / ||b||, true or iterated
   int stalled_ = 0;
-  bool recomputed_ = false;  // relative_ is the true residual of x, and x_s = 0
+  bool recomputed_ = false;  // relative_ is the true residual of x, and x_s is folded in
 };
 
 }  // namespace dslash::reliable
