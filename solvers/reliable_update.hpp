@@ -37,8 +37,9 @@ class Updater {
   static constexpr double kProgress = 0.5;
   static constexpr double kDrift = 2;
 
-  // Checks the parameters; r_s = b - M x, x_s = 0. done() when that already meets the tolerance
-  // (or b = 0, and x = 0). From x = 0, the usual start, r = b: one norm pass instead of two hops.
+  // Checks the parameters; r_s = b - M x, x_s = 0 (x_s is x itself with one operator). done() when
+  // that already meets the tolerance (or b = 0, and x = 0). From x = 0, the usual start, r = b: one
+  // norm pass instead of two hops.
   Updater(const char* solver, const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const vector_type& b,
           const vector_type& x, const SolverParams& params, SolverResult& result)
       : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(op.norm2(b))),
