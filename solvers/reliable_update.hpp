@@ -52,7 +52,7 @@ class Updater {
       r_ = op.allocate(std::string(solver) + "_r");
       if (!one_operator_) {
         r_sloppy_ = sloppy.allocate(std::string(solver) + "_r_sloppy");
-        x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");
+        x_sloppy_ = sloppy.allocate(std::string(solver) + "_x_sloppy");  // zero, as every View starts
       }
     });
     if constexpr (kMaySharePrecision) {
@@ -61,7 +61,6 @@ class Updater {
         x_sloppy_ = x;
       }
     }
-    if (!one_operator_) fill(x_sloppy_, Sloppy(0));
     if (op.norm2(x) == 0) start_from_b();
     else recompute();
     result_.history.push_back(relative_);
