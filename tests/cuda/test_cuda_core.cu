@@ -119,6 +119,16 @@ long long many_teams_sum(index_t teams) {
   }, sum);
   return sum;
 }
+// sum of i over [0, n), each thread first idling for `ns` nanoseconds: a reduction that is still
+// running long after its launch returned.
+long long slow_sum(index_t n, unsigned ns) {
+  long long sum = -1;
+  parallel_reduce("slow", RangePolicy<Cuda>(0, n), [=] __device__(index_t i, long long& acc) {
+    for (unsigned waited = 0; waited < ns; waited += 1000) __nanosleep(1000);
+    acc += i;
+  }, sum);
+  return sum;
+}
 double harmonic(index_t n) {
   double h = 0;
   parallel_reduce("h", RangePolicy<Cuda>(0, n), DSLASH_LAMBDA(index_t i, double& acc) { acc += 1.0 / (1.0 + static_cast<double>(i)); }, h);
@@ -182,6 +192,18 @@ TEST_F(CudaCore, ReductionsInTurnOfEveryGridSizeStayExact) {
     }
   const double first = harmonic(1 << 22);
   for (int i = 0; i < 20; ++i) ASSERT_EQ(harmonic(1 << 22), first);
+}
+
+// The host waits for a reduction's own total, on the reduction's stream: on a stream of its own, a
+// reduction whose threads idle for milliseconds, then quick ones in turn, each return their own
+// sum, never the one before.
+TEST_F(CudaCore, EachReductionWaitsForItsOwnTotal) {
+  cuda::Stream stream;
+  cuda::StreamScope on(stream.get());
+  for (int round = 0; round < 3; ++round) {
+    ASSERT_EQ(slow_sum(1000, 2'000'000), 999LL * 1000 / 2) << "round " << round;
+    for (index_t n = 1; n < 5000; n += 997) ASSERT_EQ(range_sum(n), static_cast<long long>(n) * (n - 1) / 2) << n << ", round " << round;
+  }
 }
 
 TEST_F(CudaCore, DeviceAllocationThatDoesNotFitSaysHowMuchIsFree) {
