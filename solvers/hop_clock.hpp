@@ -3,8 +3,8 @@
 // call's own and nothing queued before it. On the host a call has ended when it returns: a steady
 // clock around it. On the GPU a call returns before its kernel ends, and the BLAS passes launched
 // before it may still be running: CUDA events recorded on the stream before and after it time the
-// kernel alone, with no wait on the host; their sum is read, waiting for the last one, when asked
-// or when the pool of event pairs is full.
+// kernel alone, with no wait on the host; their sum is read, waiting for each pair, when asked or
+// when the pool of event pairs is full.
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -53,11 +53,13 @@ class HopClock<CudaSpace> {
   struct Pair {
     cuda::Event start, stop;
   };
-  // Adds up the recorded pairs, once the last has happened.
+  // Adds up the recorded pairs, each once it has happened: on one stream the last pair's end would
+  // do for all, but a hop made under another stream (cuda::StreamScope) may end after it.
   void harvest() const {
-    if (used_ == 0) return;
-    pairs_[used_ - 1]->stop.synchronize();
-    for (std::size_t i = 0; i < used_; ++i) seconds_ += pairs_[i]->stop.since(pairs_[i]->start);
+    for (std::size_t i = 0; i < used_; ++i) {
+      pairs_[i]->stop.synchronize();
+      seconds_ += pairs_[i]->stop.since(pairs_[i]->start);
+    }
     used_ = 0;
   }
   std::vector<std::unique_ptr<Pair>> pairs_;

@@ -18,6 +18,7 @@
 #include "kernels/reference_dslash.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/cg.hpp"
+#include "solvers/hop_clock.hpp"
 #include "test_support.hpp"
 
 namespace dslash {
@@ -179,6 +180,41 @@ TEST_F(CudaOperator, HopClockTimesTheHopsNotTheWorkQueuedAheadOfThem) {
   EXPECT_GT(small_hops, 0);
   EXPECT_LT(small_hops, 0.25 * big_hops) << "the small operator's clock held the big one's queued hops";
   EXPECT_LE(big_hops + small_hops, host);
+}
+
+// The clock waits for each of its pairs, not only the last: hops under two streams, the first still
+// running when the second has ended, add up with no error from an unfinished event, and the pair
+// around a big operator's hops holds at least their own time. (Waiting for the last pair alone,
+// the first pair's end would not have happened yet when read.)
+TEST_F(CudaOperator, HopClockWaitsForTheHopsOfEveryStream) {
+  const Geometry big_g({32, 32, 32, 32}), small_g({8, 8, 8, 8});
+  GaugeField<double> big_u(big_g), small_u(small_g);
+  fill_unit(big_u);
+  fill_random_su3(small_u, 41);
+  const DslashConfig config{.kernel = KernelFamily::Naive, .dispatch = Dispatch::Range};
+  const EvenOddWilson<double, CudaSpace> big(big_u, kMass, config), small(small_u, kMass, config);
+  const auto bx = big.allocate("bx"), by = big.allocate("by"), sx = small.allocate("sx"), sy = small.allocate("sy");
+  deep_copy(bx, 1.0);
+  deep_copy(sx, 1.0);
+  Cuda::fence();
+  HopClock<CudaSpace> clock;
+  cuda::Stream slow, quick;
+  {
+    cuda::StreamScope on(slow.get());
+    clock.start();
+    for (int i = 0; i < 5; ++i) big.apply(bx, by);
+    clock.stop();
+  }
+  {
+    cuda::StreamScope on(quick.get());
+    clock.start();
+    small.apply(sx, sy);
+    clock.stop();
+  }
+  double both = 0;
+  ASSERT_NO_THROW(both = clock.seconds());
+  EXPECT_GE(both, big.dslash_seconds());
+  EXPECT_EQ(big.dslash_count(), 10);
 }
 
 // convert() and add_and_zero() between the double and single operators' device buffers: vnode (4
