@@ -21,8 +21,9 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
       q = sloppy.allocate("cg_q");
     });
     // Each norm comes from the pass that writes its vector, and x_s += alpha p waits for the pass
-    // that updates p (blas.hpp): an iteration makes 14 passes over the vectors besides its four
-    // hops, 18 unfused.
+    // that updates p (blas.hpp): besides its four hops an iteration makes 8 passes over the vectors,
+    // and the hops' epilogues read 2 more (14 passes where a kernel cannot fuse M's last one, 18
+    // unfused; DESIGN.md, "The epilogue in the kernel").
     double gamma = sloppy.apply_norm2(r, s, true);  // s = M^dagger r, the normal equations' residual
     deep_copy(p, s);
     while (updates.may_iterate()) {
