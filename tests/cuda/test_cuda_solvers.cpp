@@ -154,21 +154,34 @@ TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
   }
 }
 
+// Work for a hop clock: a big operator on unit links and a small one (8^4, random links), naive
+// range double, each with an input of ones and an output.
+struct BigAndSmall {
+  static DslashConfig naive() { return {.kernel = KernelFamily::Naive, .dispatch = Dispatch::Range}; }
+  static GaugeField<double> links(const Geometry& g, int seed) {  // seed 0: unit links
+    GaugeField<double> u(g);
+    if (seed == 0) fill_unit(u);
+    else fill_random_su3(u, seed);
+    return u;
+  }
+  explicit BigAndSmall(const Geometry& big_geometry)
+      : big(links(big_geometry, 0), kMass, naive()), small(links(Geometry({8, 8, 8, 8}), 37), kMass, naive()), bx(big.allocate("bx")),
+        by(big.allocate("by")), sx(small.allocate("sx")), sy(small.allocate("sy")) {
+    deep_copy(bx, 1.0);
+    deep_copy(sx, 1.0);
+    Cuda::fence();
+  }
+  EvenOddWilson<double, CudaSpace> big, small;
+  EvenOddWilson<double, CudaSpace>::vector_type bx, by, sx, sy;
+};
+
 // A hop's clock (solvers/hop_clock.hpp) holds the hop's own time, not the GPU work queued ahead of
 // it, which a launch returns before: the big operator queues its hops, and the small one's clock,
 // read after its own two, must not see them. On one stream the clocks never overlap: together they
 // hold no more than the host's time around both.
 TEST_F(CudaOperator, HopClockTimesTheHopsNotTheWorkQueuedAheadOfThem) {
-  const Geometry big_g({16, 16, 16, 64}), small_g({8, 8, 8, 8});
-  GaugeField<double> big_u(big_g), small_u(small_g);
-  fill_unit(big_u);
-  fill_random_su3(small_u, 37);
-  const DslashConfig config{.kernel = KernelFamily::Naive, .dispatch = Dispatch::Range};
-  const EvenOddWilson<double, CudaSpace> big(big_u, kMass, config), small(small_u, kMass, config);
-  const auto bx = big.allocate("bx"), by = big.allocate("by"), sx = small.allocate("sx"), sy = small.allocate("sy");
-  deep_copy(bx, 1.0);
-  deep_copy(sx, 1.0);
-  Cuda::fence();
+  const BigAndSmall ops(Geometry({16, 16, 16, 64}));
+  const auto& [big, small, bx, by, sx, sy] = ops;
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 10; ++i) big.apply(bx, by);
   small.apply(sx, sy);
@@ -187,16 +200,8 @@ TEST_F(CudaOperator, HopClockTimesTheHopsNotTheWorkQueuedAheadOfThem) {
 // around a big operator's hops holds at least their own time. (Waiting for the last pair alone,
 // the first pair's end would not have happened yet when read.)
 TEST_F(CudaOperator, HopClockWaitsForTheHopsOfEveryStream) {
-  const Geometry big_g({32, 32, 32, 32}), small_g({8, 8, 8, 8});
-  GaugeField<double> big_u(big_g), small_u(small_g);
-  fill_unit(big_u);
-  fill_random_su3(small_u, 41);
-  const DslashConfig config{.kernel = KernelFamily::Naive, .dispatch = Dispatch::Range};
-  const EvenOddWilson<double, CudaSpace> big(big_u, kMass, config), small(small_u, kMass, config);
-  const auto bx = big.allocate("bx"), by = big.allocate("by"), sx = small.allocate("sx"), sy = small.allocate("sy");
-  deep_copy(bx, 1.0);
-  deep_copy(sx, 1.0);
-  Cuda::fence();
+  const BigAndSmall ops(Geometry({32, 32, 32, 32}));
+  const auto& [big, small, bx, by, sx, sy] = ops;
   HopClock<CudaSpace> clock;
   cuda::Stream slow, quick;
   {
