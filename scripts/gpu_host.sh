@@ -8,7 +8,8 @@
 #   bench  dslash bench --backend cuda, tuned, 32^4 and 48^4, single and double (compress 18)
 #   sweep  scripts/sweep.py over 8^4 .. 64^4, single and double
 #   solve  dslash solve --backend cuda: CG and BiCGStab, naive and vnode, double and mixed, 32^4,
-#          m = -1, to 1e-10; and CG vnode on all CPU cores
+#          m = -1, to 1e-10; CG naive and vnode and BiCGStab vnode at 48^4; and CG vnode on all
+#          CPU cores
 #   cpu    the host's CPU cores at 48^4 (footprint over 4x the L3): vnode and mrhs, single and
 #          double, every core, tuned team launches, with the traffic alone; mrhs in tuned MDRange
 #          tiles (whole-t columns); vnode's access pattern part by part (bench/vnode_access_probe);
@@ -83,6 +84,13 @@ for s in "${steps[@]}"; do
             "$dslash" solve --backend cuda --random --lattice 32x32x32x32 --seed 3 --mass -1.0 --solver "$solver" --kernel "$kernel" \
               --prec "$prec" --tol 1e-10 --maxiter 20000 --json "$out/gpu_solve_${solver}_${kernel}_${prec}_m1.json" | grep -E "^(converged|dslash):"
           done
+        done
+      done
+      # 48^4: where a solve's fixed costs (setup, the launches after each reduction) weigh less
+      for run in cg:naive cg:vnode bicgstab:vnode; do
+        for prec in double mixed; do
+          "$dslash" solve --backend cuda --random --lattice 48x48x48x48 --seed 3 --mass -1.0 --solver "${run%:*}" --kernel "${run#*:}" \
+            --prec "$prec" --tol 1e-10 --maxiter 20000 --json "$out/gpu_solve_${run%:*}_${run#*:}_${prec}_m1_48.json" | grep -E "^(converged|dslash):"
         done
       done
       for prec in double mixed; do
