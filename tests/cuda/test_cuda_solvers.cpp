@@ -158,14 +158,18 @@ TEST_F(CudaOperator, FusedApplyReturnsItsOutputsSums) {
 // range double, each with an input of ones and an output.
 struct BigAndSmall {
   static DslashConfig naive() { return {.kernel = KernelFamily::Naive, .dispatch = Dispatch::Range}; }
-  static GaugeField<double> links(const Geometry& g, int seed) {  // seed 0: unit links
+  static GaugeField<double> unit_links(const Geometry& g) {
     GaugeField<double> u(g);
-    if (seed == 0) fill_unit(u);
-    else fill_random_su3(u, seed);
+    fill_unit(u);
+    return u;
+  }
+  static GaugeField<double> random_links(const Geometry& g, int seed) {
+    GaugeField<double> u(g);
+    fill_random_su3(u, seed);
     return u;
   }
   explicit BigAndSmall(const Geometry& big_geometry)
-      : big(links(big_geometry, 0), kMass, naive()), small(links(Geometry({8, 8, 8, 8}), 37), kMass, naive()), bx(big.allocate("bx")),
+      : big(unit_links(big_geometry), kMass, naive()), small(random_links(Geometry({8, 8, 8, 8}), 37), kMass, naive()), bx(big.allocate("bx")),
         by(big.allocate("by")), sx(small.allocate("sx")), sy(small.allocate("sy")) {
     deep_copy(bx, 1.0);
     deep_copy(sx, 1.0);
