@@ -137,6 +137,25 @@ TYPED_TEST(Policies, RangeReductionsOfScalarsComplexAndSeveralValues) {
   EXPECT_EQ(empty, 0.0);
 }
 
+// Into memory (ReduceInto): on a host backend the total and its copy are there when the call
+// returns; the empty range leaves zero.
+TYPED_TEST(Policies, ReductionsIntoMemoryLeaveTheTotalAndItsCopy) {
+  const index_t n = 10001;
+  double total = -1, copy = -1;
+  parallel_reduce("into", RangePolicy<TypeParam>(n), [](index_t i, double& acc) { acc += static_cast<double>(i); }, ReduceInto<double>{&total, &copy});
+  EXPECT_EQ(total, static_cast<double>(n * (n - 1) / 2));
+  EXPECT_EQ(copy, total);
+  std::array<index_t, 2> team_total{-1, -1};
+  parallel_reduce("team_into", TeamPolicy<TypeParam>(7, 1), [](const TeamMember& m, std::array<index_t, 2>& acc) {
+    acc[0] += 1;
+    acc[1] += m.league_rank();
+  }, ReduceInto<std::array<index_t, 2>>{&team_total});
+  EXPECT_EQ(team_total, (std::array<index_t, 2>{7, 21}));
+  double empty = 7;
+  parallel_reduce("empty_into", RangePolicy<TypeParam>(0), [](index_t, double& acc) { acc += 1; }, ReduceInto<double>{&empty});
+  EXPECT_EQ(empty, 0.0);
+}
+
 TYPED_TEST(Policies, MDRangeAndTeamReductionsAgreeWithSerialSums) {
   index_t md = 0;
   parallel_reduce("md_sum", MDRangePolicy<4, TypeParam>({0, 0, 0, 0}, {3, 5, 7, 2}, {2, 2, 3, 1}),

@@ -3,7 +3,9 @@
 // Without a usable GPU every test reports itself skipped with the reason.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <numeric>
+#include <vector>
 
 #include "gpu_test.hpp"
 #include "dslash/core.hpp"
@@ -129,6 +131,48 @@ long long slow_sum(index_t n, unsigned ns) {
   }, sum);
   return sum;
 }
+// A slow reduction into device memory (with its host copy), which returns at once; then a launch
+// that reads the total where the first left it, and two more reductions into memory, one of an
+// empty league. Returns {read by the later launch, host copy, the later ones' device totals}.
+std::array<long long, 4> reductions_into_memory(index_t n, unsigned ns) {
+  View<long long, 1, LayoutRight, CudaSpace> totals("totals", 4);
+  cuda::MappedHostBuffer copy(sizeof(long long));
+  long long* t = totals.data();
+  parallel_reduce("slow_into", RangePolicy<Cuda>(0, n), [=] __device__(index_t i, long long& acc) {
+    for (unsigned waited = 0; waited < ns; waited += 1000) __nanosleep(1000);
+    acc += i;
+  }, ReduceInto<long long>{t, static_cast<long long*>(copy.on_device())});
+  parallel_for("read_total", RangePolicy<Cuda>(0, 1), DSLASH_LAMBDA(index_t) { t[1] = t[0]; });
+  parallel_reduce("quick_into", RangePolicy<Cuda>(0, 100), DSLASH_LAMBDA(index_t i, long long& acc) { acc += 2 * i; }, ReduceInto<long long>{t + 2});
+  parallel_for("poison", RangePolicy<Cuda>(0, 1), DSLASH_LAMBDA(index_t) { t[3] = -1; });  // for the empty league's launch to overwrite
+  parallel_reduce("empty_into", TeamPolicy<Cuda>(0, 32), DSLASH_LAMBDA(const TeamMember&, long long& acc) { acc += 1; }, ReduceInto<long long>{t + 3});
+  cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize");
+  const std::vector<long long> h = to_host(totals);
+  return {h[1], *static_cast<const long long*>(copy.get()), h[2], h[3]};
+}
+
+// A reduction into memory left running on one stream while the same host thread waits for
+// reductions on another: each stream has its own partials and block count.
+std::array<long long, 2> reductions_on_two_streams(index_t n, unsigned ns, int quick) {
+  cuda::Stream slow_stream, quick_stream;
+  View<long long, 1, LayoutRight, CudaSpace> total("total", 1);
+  long long* t = total.data();
+  {
+    cuda::StreamScope on(slow_stream.get());
+    parallel_reduce("slow_into", RangePolicy<Cuda>(0, n), [=] __device__(index_t i, long long& acc) {
+      for (unsigned waited = 0; waited < ns; waited += 1000) __nanosleep(1000);
+      acc += i;
+    }, ReduceInto<long long>{t});
+  }
+  long long wrong = 0;
+  {
+    cuda::StreamScope on(quick_stream.get());
+    for (int k = 0; k < quick; ++k) wrong += range_sum(5000) != 4999LL * 5000 / 2;
+  }
+  slow_stream.synchronize();
+  return {to_host(total)[0], wrong};
+}
+
 double harmonic(index_t n) {
   double h = 0;
   parallel_reduce("h", RangePolicy<Cuda>(0, n), DSLASH_LAMBDA(index_t i, double& acc) { acc += 1.0 / (1.0 + static_cast<double>(i)); }, h);
@@ -204,6 +248,24 @@ TEST_F(CudaCore, EachReductionWaitsForItsOwnTotal) {
     ASSERT_EQ(slow_sum(1000, 2'000'000), 999LL * 1000 / 2) << "round " << round;
     for (index_t n = 1; n < 5000; n += 997) ASSERT_EQ(range_sum(n), static_cast<long long>(n) * (n - 1) / 2) << n << ", round " << round;
   }
+}
+
+// Into memory (ReduceInto): the call returns before the total is in, and later launches on the
+// stream read it there; the host copy is written by the same last block; an empty league leaves zero.
+TEST_F(CudaCore, ReductionsIntoMemoryAreReadByLaterLaunches) {
+  for (int round = 0; round < 3; ++round) {
+    const auto got = reductions_into_memory(2000, 1'000'000);
+    EXPECT_EQ(got[0], 1999LL * 2000 / 2) << "round " << round << ": the total as a later launch read it";
+    EXPECT_EQ(got[1], 1999LL * 2000 / 2) << "round " << round << ": the host copy";
+    EXPECT_EQ(got[2], 99LL * 100) << "round " << round;
+    EXPECT_EQ(got[3], 0) << "round " << round << ": an empty league";
+  }
+}
+
+TEST_F(CudaCore, AReductionLeftRunningOnOneStreamKeepsItsPartials) {
+  const auto got = reductions_on_two_streams(3000, 2'000'000, 20);
+  EXPECT_EQ(got[0], 2999LL * 3000 / 2);
+  EXPECT_EQ(got[1], 0) << "quick reductions on the other stream came back wrong";
 }
 
 TEST_F(CudaCore, DeviceAllocationThatDoesNotFitSaysHowMuchIsFree) {

@@ -23,3 +23,22 @@ struct Sum<std::array<T, N>> {
 };
 
 }  // namespace dslash
+
+namespace dslash {
+
+// Where a reduction leaves its total when its caller does not wait for it (Kokkos's reduce into a
+// View): `device` in the execution space's memory, for later launches on the same stream to read,
+// and, where set, `host`, memory the host reads after a fence (on a GPU, page-locked and mapped). On a
+// CPU both are written when the call returns.
+template <class T>
+struct ReduceInto {
+  T* device = nullptr;
+  T* host = nullptr;
+};
+
+template <class T>
+inline constexpr bool is_reduce_into = false;
+template <class T>
+inline constexpr bool is_reduce_into<ReduceInto<T>> = true;
+
+}  // namespace dslash

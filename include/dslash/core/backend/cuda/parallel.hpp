@@ -9,11 +9,13 @@
 // go to the thread's current stream (cuda::StreamScope) and are asynchronous (Cuda::fence() waits); a
 // launch the GPU refuses throws at once. Reductions sum each block in shared memory in a fixed tree;
 // the last block to finish joins the block partials in block order and writes the one value to the
-// host: the same launch shape gives bitwise the same sum. A range reduction launches only the blocks
+// host (and the call waits for it), or, into memory (ReduceInto), to device memory and its host copy
+// (and the call returns at once): the same launch shape gives bitwise the same sum. A range reduction launches only the blocks
 // the GPU holds at once, each thread striding over the range (one index per thread made 50k partials
 // at 32^4).
 #include <algorithm>
 #include <array>
+#include <memory>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -154,13 +156,15 @@ __global__ void mdrange_for(F f, MDRangePolicy<Rank, Cuda> p) {
 }
 
 // Where a reduction's blocks leave their sums: one partial per block, the count of blocks done, and
-// the total, in page-locked host memory that the device writes through its mapping (one launch a
-// reduction: no join kernel, no copy back; 2-8 us a call less, H200 solve --profile).
+// the total: in page-locked host memory that the device writes through its mapping (one launch a
+// reduction: no join kernel, no copy back; 2-8 us a call less, H200 solve --profile), or for a
+// reduction into memory (ReduceInto) in device memory, and its host copy where one is asked for.
 template <class T>
 struct ReduceTarget {
   T* partials;
   unsigned* blocks_done;
   T* total;
+  T* total_copy = nullptr;
 };
 
 // The block's sum, in thread 0: the threads add their values in shared memory, halving each step.
@@ -208,7 +212,10 @@ __device__ void finish_reduction(T local, const ReduceTarget<T>& target) {
   T joined = Sum<T>::identity();
   for (unsigned i = t; i < gridDim.x; i += n) Sum<T>::join(joined, load_from_l2(target.partials + i));
   const T total = block_sum(joined);
-  if (t == 0) *target.total = total;
+  if (t == 0) {
+    *target.total = total;
+    if (target.total_copy != nullptr) *target.total_copy = total;
+  }
 }
 
 template <class T, class F>
@@ -235,15 +242,19 @@ __global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, ReduceTarget<T>
 
 // Device memory for the partials and the block count, and page-locked host memory for the total,
 // kept between reductions (a cudaMalloc / cudaFree pair per reduction synchronised the device and
-// cost more than the sum). One per host thread; the driver reclaims it at exit. Each starts at a
-// size that every reduction of the solvers fits (1 MiB holds 24-byte partials of 43 K blocks):
-// regrown for a wider sum type, the free and page-locked allocation stalled a solve 1.5-2.3 ms.
+// cost more than the sum). One per host thread and stream: a reduction that returns before its total
+// is in (ReduceInto) may still be running when the thread launches one on another stream. The driver
+// reclaims them at exit. Each starts at a size that every reduction of the solvers fits (1 MiB holds
+// 24-byte partials of 43 K blocks): regrown for a wider sum type, the free and page-locked allocation
+// stalled a solve 1.5-2.3 ms.
 class ReduceScratch {
  public:
   static constexpr std::size_t kDeviceBytes = std::size_t{1} << 20, kHostBytes = 4096;
-  static ReduceScratch& of_this_thread() {
-    thread_local ReduceScratch scratch;
-    return scratch;
+  static ReduceScratch& of(cudaStream_t stream) {
+    thread_local std::vector<std::pair<cudaStream_t, std::unique_ptr<ReduceScratch>>> scratch;  // a stream or two: a list
+    for (auto& [s, r] : scratch)
+      if (s == stream) return *r;
+    return *scratch.emplace_back(stream, std::make_unique<ReduceScratch>()).second;
   }
   template <class T>
   ReduceTarget<T> target(unsigned blocks) {
@@ -257,23 +268,19 @@ class ReduceScratch {
       blocks_done_ = static_cast<unsigned*>(CudaSpace::allocate(sizeof(unsigned)));
       cuda::check(cudaMemset(blocks_done_, 0, sizeof(unsigned)), "cudaMemset (reduction block count)");
     }
-    if (sizeof(T) > host_bytes_) {
-      if (host_) cuda::check(cudaFreeHost(host_), "cudaFreeHost (reduction scratch)");
-      host_bytes_ = std::max(sizeof(T), kHostBytes);
-      cuda::check(cudaHostAlloc(&host_, host_bytes_, cudaHostAllocMapped), "cudaHostAlloc (reduction total)");
-      cuda::check(cudaHostGetDevicePointer(&host_on_device_, host_, 0), "cudaHostGetDevicePointer (reduction total)");
-    }
-    return {static_cast<T*>(device_), blocks_done_, static_cast<T*>(host_on_device_)};
+    if (sizeof(T) > host_.bytes()) host_ = cuda::MappedHostBuffer(std::max(sizeof(T), kHostBytes));
+    return {static_cast<T*>(device_), blocks_done_, static_cast<T*>(host_.on_device())};
   }
   template <class T>
   T total() const {
-    return *static_cast<const T*>(host_);
+    return *static_cast<const T*>(host_.get());
   }
 
  private:
-  void *device_ = nullptr, *host_ = nullptr, *host_on_device_ = nullptr;
+  void* device_ = nullptr;
+  cuda::MappedHostBuffer host_;
   unsigned* blocks_done_ = nullptr;
-  std::size_t device_bytes_ = 0, host_bytes_ = 0;
+  std::size_t device_bytes_ = 0;
 };
 
 // Runs launch(target, shared bytes) over `blocks` blocks of `threads` threads and returns the sum.
@@ -281,11 +288,32 @@ template <class T, class Launch>
 T reduce_blocks(unsigned blocks, unsigned threads, const Launch& launch) {
   static_assert(std::is_trivially_copyable_v<T>, "CUDA reductions need a trivially copyable result type");
   if (blocks == 0) return Sum<T>::identity();
-  ReduceScratch& scratch = ReduceScratch::of_this_thread();
+  ReduceScratch& scratch = ReduceScratch::of(cuda::current_stream());
   launch(scratch.target<T>(blocks), static_cast<std::size_t>(threads) * sizeof(T));
   check_launch("parallel_reduce launch");
   cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a reduction failed)");
   return scratch.total<T>();
+}
+
+template <class T>
+__global__ void write_identity(ReduceInto<T> into) {
+  *into.device = Sum<T>::identity();
+  if (into.host != nullptr) *into.host = Sum<T>::identity();
+}
+
+// The same into memory (ReduceInto), returning at once.
+template <class T, class Launch>
+void reduce_blocks_into(unsigned blocks, unsigned threads, const Launch& launch, const ReduceInto<T>& into) {
+  static_assert(std::is_trivially_copyable_v<T>, "CUDA reductions need a trivially copyable result type");
+  if (blocks == 0) {
+    write_identity<T><<<1, 1, 0, cuda::current_stream()>>>(into);
+  } else {
+    ReduceTarget<T> target = ReduceScratch::of(cuda::current_stream()).target<T>(blocks);
+    target.total = into.device;
+    target.total_copy = into.host;
+    launch(target, static_cast<std::size_t>(threads) * sizeof(T));
+  }
+  check_launch("parallel_reduce launch");
 }
 
 }  // namespace cuda_detail
@@ -321,40 +349,58 @@ void parallel_for(const MDRangePolicy<Rank, Cuda>& p, const F& f) {
   cuda_detail::check_launch("parallel_for(MDRangePolicy<Cuda>) launch");
 }
 
-template <class T, class F>
-void parallel_reduce(const RangePolicy<Cuda>& p, const F& f, T& result) {
+namespace cuda_detail {
+
+// Each pattern's reduction kernel over its launch shape, handed to finish(blocks, threads, launch):
+// reduce_blocks, which waits for the sum, or reduce_blocks_into, which does not.
+template <class T, class F, class Finish>
+void reduction(const RangePolicy<Cuda>& p, const F& f, const Finish& finish) {
   const index_t n = p.end() - p.begin();
   // Blocks of at least 256 threads (a partial each, which the last block joins), as many as the
   // GPU holds at once: before, as many as would fit at full occupancy, which a Dslash with its sum
   // (CG's fused last pass) ran in four waves. H200 solves, 32^4, two rounds, with the range rule
   // above: vnode CG double 0.0756-0.0760 -> 0.0732-0.0733 s, naive CG double 0.0667-0.0669 -> 0.0639-0.0647.
-  static const cuda_detail::ResidentBlock shape = cuda_detail::resident_block(cuda_detail::range_reduce<T, F>, cuda_detail::kRangeThreads);
+  static const ResidentBlock shape = resident_block(range_reduce<T, F>, kRangeThreads);
   static const index_t resident = static_cast<index_t>(shape.per_sm) * Cuda::multiprocessors();
   const int rows = std::max(1, shape.threads / p.vector_length());
-  const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "RangePolicy on cuda");
-  const unsigned blocks = cuda_detail::grid_of(std::min<index_t>((n + rows - 1) / rows, resident), "RangePolicy on cuda");
-  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
-    cuda_detail::range_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.begin(), p.end(), target);
+  const dim3 block = block_of(p.vector_length(), rows, "RangePolicy on cuda");
+  const unsigned blocks = grid_of(std::min<index_t>((n + rows - 1) / rows, resident), "RangePolicy on cuda");
+  finish(blocks, block.x * block.y, [&](ReduceTarget<T> target, std::size_t shared) {
+    range_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.begin(), p.end(), target);
   });
 }
 
-template <class T, class F>
-void parallel_reduce(const TeamPolicy<Cuda>& p, const F& f, T& result) {
-  const dim3 block = cuda_detail::block_of(p.vector_length(), p.team_size(), "TeamPolicy on cuda");
-  const unsigned blocks = cuda_detail::grid_of(p.league_size(), "TeamPolicy on cuda");
-  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
-    cuda_detail::team_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.league_size(), target);
+template <class T, class F, class Finish>
+void reduction(const TeamPolicy<Cuda>& p, const F& f, const Finish& finish) {
+  const dim3 block = block_of(p.vector_length(), p.team_size(), "TeamPolicy on cuda");
+  const unsigned blocks = grid_of(p.league_size(), "TeamPolicy on cuda");
+  finish(blocks, block.x * block.y, [&](ReduceTarget<T> target, std::size_t shared) {
+    team_reduce<T><<<blocks, block, shared, cuda::current_stream()>>>(f, p.league_size(), target);
   });
 }
 
-template <int Rank, class T, class F>
-void parallel_reduce(const MDRangePolicy<Rank, Cuda>& p, const F& f, T& result) {
-  const int rows = static_cast<int>(std::max<index_t>(1, std::min<index_t>(p.tile_points(), cuda_detail::tile_reduce_rows(p.vector_length()))));
-  const dim3 block = cuda_detail::block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
-  const unsigned blocks = p.tile_points() == 0 ? 0 : cuda_detail::grid_of(p.num_tiles(), "MDRangePolicy on cuda");
-  result = cuda_detail::reduce_blocks<T>(blocks, block.x * block.y, [&](cuda_detail::ReduceTarget<T> target, std::size_t shared) {
-    cuda_detail::mdrange_reduce<Rank, T><<<blocks, block, shared, cuda::current_stream()>>>(f, p, target);
+template <class T, int Rank, class F, class Finish>
+void reduction(const MDRangePolicy<Rank, Cuda>& p, const F& f, const Finish& finish) {
+  const int rows = static_cast<int>(std::max<index_t>(1, std::min<index_t>(p.tile_points(), tile_reduce_rows(p.vector_length()))));
+  const dim3 block = block_of(p.vector_length(), rows, "MDRangePolicy on cuda");
+  const unsigned blocks = p.tile_points() == 0 ? 0 : grid_of(p.num_tiles(), "MDRangePolicy on cuda");
+  finish(blocks, block.x * block.y, [&](ReduceTarget<T> target, std::size_t shared) {
+    mdrange_reduce<Rank, T><<<blocks, block, shared, cuda::current_stream()>>>(f, p, target);
   });
+}
+
+}  // namespace cuda_detail
+
+template <class Policy, class F, class T>
+  requires std::is_same_v<typename Policy::execution_space, Cuda>
+void parallel_reduce(const Policy& p, const F& f, T& result) {
+  cuda_detail::reduction<T>(p, f, [&](unsigned blocks, unsigned threads, const auto& launch) { result = cuda_detail::reduce_blocks<T>(blocks, threads, launch); });
+}
+
+template <class Policy, class F, class T>
+  requires std::is_same_v<typename Policy::execution_space, Cuda>
+void parallel_reduce_into(const Policy& p, const F& f, const ReduceInto<T>& into) {
+  cuda_detail::reduction<T>(p, f, [&](unsigned blocks, unsigned threads, const auto& launch) { cuda_detail::reduce_blocks_into<T>(blocks, threads, launch, into); });
 }
 
 }  // namespace dslash::backend

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace dslash {
 
@@ -167,6 +168,34 @@ class PinnedRegion {
 
  private:
   void* p_;
+};
+
+// Page-locked host memory that kernels write through its mapping: a total lands there without a
+// copy, and the host reads it after a fence. Movable, freed at the end of its life.
+class MappedHostBuffer {
+ public:
+  MappedHostBuffer() = default;
+  explicit MappedHostBuffer(std::size_t bytes) : bytes_(bytes) {
+    check(cudaHostAlloc(&host_, bytes, cudaHostAllocMapped), "cudaHostAlloc (mapped)");
+    check(cudaHostGetDevicePointer(&device_, host_, 0), "cudaHostGetDevicePointer");
+  }
+  ~MappedHostBuffer() {
+    if (host_) cudaFreeHost(host_);
+  }
+  MappedHostBuffer(MappedHostBuffer&& o) noexcept : host_(std::exchange(o.host_, nullptr)), device_(std::exchange(o.device_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  MappedHostBuffer& operator=(MappedHostBuffer&& o) noexcept {
+    std::swap(host_, o.host_);
+    std::swap(device_, o.device_);
+    std::swap(bytes_, o.bytes_);
+    return *this;
+  }
+  void* get() const { return host_; }             // for the host
+  void* on_device() const { return device_; }     // the same bytes, for kernels
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void *host_ = nullptr, *device_ = nullptr;
+  std::size_t bytes_ = 0;
 };
 
 // Copies `bytes` between host and device (unified addressing tells the direction) on `stream`, asynchronously.
