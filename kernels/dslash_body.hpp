@@ -514,8 +514,8 @@ struct DslashBody {
       }
   }
 
-  // A launch of f(index..., Sums& sums): with Xpay a parallel_reduce whose sums it returns, else a
-  // parallel_for (the sums a dead local).
+  // A launch of f(index..., Sums& sums): with Xpay a parallel_reduce whose sums it returns (or, with
+  // a.norm_into, leaves there), else a parallel_for (the sums a dead local).
   template <class F>
   struct WithoutSum {
     F f;
@@ -528,6 +528,11 @@ struct DslashBody {
   template <class Policy, class F>
   Sums launch(const Policy& policy, const F& f) const {
     Sums sum{};
+    if constexpr (E == Epilogue::Norm)
+      if (a.norm_into.device != nullptr) {
+        parallel_reduce(a.label, policy, f, a.norm_into);
+        return sum;
+      }
     if constexpr (Xpay) parallel_reduce(a.label, policy, f, sum);
     else parallel_for(a.label, policy, WithoutSum<F>{f});
     return sum;
@@ -606,7 +611,8 @@ template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, Epilogu
 void launch_dslash(const RunArgs<Real>& args) {
   const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, E> body(args);
   const auto sums = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
-  if constexpr (E == Epilogue::Norm) *args.sums = {sums, 0, 0, 0, 0};
+  if constexpr (E == Epilogue::Norm)
+    if (args.norm_into.device == nullptr) *args.sums = {sums, 0, 0, 0, 0};
   if constexpr (E == Epilogue::NormDot) *args.sums = sums;
 }
 

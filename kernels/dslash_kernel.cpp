@@ -314,6 +314,20 @@ NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, con
 }
 
 template <class Real, class Space>
+void DslashKernel<Real, Space>::apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                                ReduceInto<double> norm) const {
+  if (const std::string why = xpay_refusal(false, false); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay_into needs memory for the norm");
+  RunArgs<Real> args = run_args(in, out, 0, outer_t());
+  args.xpay_x = x.data();
+  args.xpay_a = a;
+  args.xpay_b = b;
+  args.norm_into = norm;
+  runner_(args);
+}
+
+template <class Real, class Space>
 std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo, bool with_dot) const {
   const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end(), gpu = !Space::host_accessible;
   if (split && !with_halo)

@@ -107,6 +107,10 @@ class DslashKernel {
                      const spinor_view* w2 = nullptr) const;
   NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const ReceivedHalo<Real>& received,
                      const spinor_view* w = nullptr, const spinor_view* w2 = nullptr) const;
+  // The same without the inner products and without waiting: ||out||^2 over this process's sites
+  // is left at norm.device (and norm.host where set) when the kernel ends, for later launches on the
+  // stream to read (a solver's coefficient) while the host goes on. Only where fuses_xpay().
+  void apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, ReduceInto<double> norm) const;
   // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
   // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
   // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "dslash/core/reducer.hpp"
 #include "kernels/kernel_options.hpp"
 
 namespace dslash {
@@ -61,6 +62,9 @@ struct RunArgs {
   const Real* xpay_w2;
   Real xpay_a, xpay_b;
   EpilogueSums* sums;
+  // Instead of *sums, where set (the Norm epilogue only): ||out||^2 left in memory of the kernel's
+  // space, the launch returning before it is in (DslashKernel::apply_xpay_into).
+  ReduceInto<double> norm_into;
   // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops
   // (DslashKernel::prefetches_links says when).
   bool prefetch_links;

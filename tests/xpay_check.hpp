@@ -46,6 +46,12 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
   EXPECT_THROW(d.apply_xpay(in, a, x, b, fused_w, nullptr, &w2), std::invalid_argument) << d.label() << ": a second inner product alone";
   const NormDot sums_one = with_dot ? d.apply_xpay(in, a, x, b, fused_w, &w) : NormDot{};
   const NormDot sums_w = with_dot ? d.apply_xpay(in, a, x, b, fused_w, &w, &w2) : NormDot{};
+  // Without waiting (a solver's coefficient): the norm left in the space's memory.
+  const auto fused_into = d.allocate_spinors("xpay_out_into");
+  View<double, 1, LayoutRight, Space> norm_into("xpay_norm_into", 1);
+  d.apply_xpay_into(in, a, x, b, fused_into, ReduceInto<double>{norm_into.data(), nullptr});
+  const auto norm_into_host = create_mirror_view(norm_into);
+  deep_copy(norm_into_host, norm_into);
 
   std::vector<SpinorField<Real>> plain_out, fused_out, fused_w_out, x_out, w_out;
   d.unpack(plain, plain_out);
@@ -53,8 +59,9 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
   d.unpack(fused_w, fused_w_out);
   d.unpack(x, x_out);
   d.unpack(w, w_out);
-  std::vector<SpinorField<Real>> w2_out;
+  std::vector<SpinorField<Real>> w2_out, fused_into_out;
   d.unpack(w2, w2_out);
+  d.unpack(fused_into, fused_into_out);
   double expect_norm2 = 0, w_norm2 = 0, w2_norm2 = 0;
   std::complex<double> expect_dot = 0, expect_dot2 = 0;
   for (int r = 0; r < nrhs; ++r) {
@@ -77,9 +84,11 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
     if (with_dot) {
       EXPECT_EQ(relative_difference(fused_w_out[k], fused_out[k]), 0.0) << d.label() << ": the inner product changed the output, rhs " << r;
     }
+    EXPECT_EQ(relative_difference(fused_into_out[k], fused_out[k]), 0.0) << d.label() << ": apply_xpay_into's output, rhs " << r;
   }
   const std::string where = d.label() + " " + to_string(d.out_subset());
   EXPECT_NEAR(sums.norm2, expect_norm2, tolerance * expect_norm2) << where;
+  EXPECT_EQ(norm_into_host(0), sums.norm2) << where << ": the norm left in memory, from the same launch shape";
   EXPECT_EQ(sums.dot, std::complex<double>(0)) << where << ": an inner product without w";
   if (!with_dot) return;
   EXPECT_EQ(sums_w.norm2, sums.norm2) << where;
@@ -107,6 +116,10 @@ void expect_xpay_refused(const DslashKernel<Real, Space>& d, const std::string& 
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
   }
+  View<double, 1, LayoutRight, Space> norm("xpay_refused_norm", 1);
+  EXPECT_THROW(d.apply_xpay_into(v, Real(1), v, Real(1), d.allocate_spinors("xpay_refused_out"), ReduceInto<double>{norm.data(), nullptr}),
+               std::invalid_argument)
+      << d.label();
 }
 
 }  // namespace dslash::test
