@@ -9,6 +9,7 @@
 // real and imaginary parts are. The complex inner product does: PackedComplex says where they are.
 #include <array>
 #include <complex>
+#include <concepts>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
@@ -82,7 +83,37 @@ PackedComplex packed_complex(const DslashKernel<Real, Space>& kernel) {
   return {kernel.output_sites() / (l.folded ? l.lanes : 1), l.blocks, l.lanes, kernel.spinor_strides()};
 }
 
+// A coefficient that a pass reads when it runs: scale * (num / den) rounded to Real, with num and
+// den sums that earlier launches left in the execution space's memory (solvers/device_sums.hpp:
+// CG's alpha = gamma / ||M p||^2), so the host launches the pass without waiting for them. The passes
+// that take one (axpby and its forms) take a plain Real as well; on the host, where the sums are in
+// when their reductions return, it is read once before the pass.
+// A zero denominator reads as zero: the pass then changes nothing, and the host, which finds the
+// breakdown at its next wait, stops with its vectors intact.
+template <class Real>
+struct DeviceRatio {
+  Real scale;
+  const double* num;
+  const double* den;
+  DSLASH_INLINE_FUNCTION Real operator()() const { return *den == 0 ? Real(0) : scale * static_cast<Real>(*num / *den); }
+};
+
+template <class A, class Real>
+concept CoefficientOf = std::same_as<A, Real> || std::same_as<A, DeviceRatio<Real>>;
+
 namespace blas_detail {
+template <class Real>
+DSLASH_INLINE_FUNCTION Real value(Real a) {
+  return a;
+}
+template <class Real>
+DSLASH_INLINE_FUNCTION Real value(const DeviceRatio<Real>& a) {
+  return a();
+}
+// Whether a pass in Space with coefficients A... reads one on the host first (plain Reals then).
+template <class Space, class... A>
+inline constexpr bool reads_ratio_on_host = Space::host_accessible && (!std::is_arithmetic_v<A> || ...);
+
 template <class Real, class Space>
 void check_same_size(const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
   if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
@@ -127,8 +158,19 @@ void for_each_group(const char* label, index_t n, const F& f) {
   parallel_for(label, RangePolicy<typename Space::execution_space>(m), DSLASH_LAMBDA(index_t i) { f(Strided<K>{i, m, n}); });
 }
 
-template <class Real, class Space, int K = kGroup<Real, Space>, class T, class F>
-void reduce_groups(const char* label, index_t n, const F& f, T& sum) {
+template <class T>
+struct Summed {
+  using type = T;
+};
+template <class T>
+struct Summed<ReduceInto<T>> {
+  using type = T;
+};
+
+// sum: a T, or a ReduceInto<T> (the total left in memory).
+template <class Real, class Space, int K = kGroup<Real, Space>, class Sum, class F>
+void reduce_groups(const char* label, index_t n, const F& f, Sum& sum) {
+  using T = typename Summed<std::remove_const_t<Sum>>::type;
   const index_t m = (n + K - 1) / K;
   parallel_reduce(label, RangePolicy<typename Space::execution_space>(m), DSLASH_LAMBDA(index_t i, T& acc) { f(Strided<K>{i, m, n}, acc); }, sum);
 }
@@ -188,76 +230,109 @@ void fill(const View<Real, 1, LayoutRight, Space>& x, Real value) {
 }
 
 // y = a x + b y
-template <class Real, class Space>
-void axpby(Real a, const View<Real, 1, LayoutRight, Space>& x, Real b, const View<Real, 1, LayoutRight, Space>& y) {
-  blas_detail::check_same_size(x, y);
-  constexpr int K = blas_detail::kGroup<Real, Space>;
-  const Real* xp = x.data();
-  Real* yp = y.data();
-  blas_detail::for_each_group<Real, Space>("blas_axpby", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
-    Real xv[K], yv[K];
-    g.load(xp, xv);
-    g.load(yp, yv);
-    for (int j = 0; j < K; ++j) yv[j] = a * xv[j] + b * yv[j];
-    g.store(yp, yv);
-  });
+template <class Real, class Space, CoefficientOf<Real> A, CoefficientOf<Real> B>
+void axpby(A a, const View<Real, 1, LayoutRight, Space>& x, B b, const View<Real, 1, LayoutRight, Space>& y) {
+  if constexpr (blas_detail::reads_ratio_on_host<Space, A, B>) {
+    return axpby(blas_detail::value(a), x, blas_detail::value(b), y);
+  } else {
+    blas_detail::check_same_size(x, y);
+    constexpr int K = blas_detail::kGroup<Real, Space>;
+    const Real* xp = x.data();
+    Real* yp = y.data();
+    blas_detail::for_each_group<Real, Space>("blas_axpby", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
+      const Real av = blas_detail::value(a), bv = blas_detail::value(b);
+      Real xv[K], yv[K];
+      g.load(xp, xv);
+      g.load(yp, yv);
+      for (int j = 0; j < K; ++j) yv[j] = av * xv[j] + bv * yv[j];
+      g.store(yp, yv);
+    });
+  }
 }
 
 // y += a x
-template <class Real, class Space>
-void axpy(Real a, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
+template <class Real, class Space, CoefficientOf<Real> A>
+void axpy(A a, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
   axpby(a, x, Real(1), y);
 }
 
 // y = x + a y
-template <class Real, class Space>
-void xpay(const View<Real, 1, LayoutRight, Space>& x, Real a, const View<Real, 1, LayoutRight, Space>& y) {
+template <class Real, class Space, CoefficientOf<Real> A>
+void xpay(const View<Real, 1, LayoutRight, Space>& x, A a, const View<Real, 1, LayoutRight, Space>& y) {
   axpby(Real(1), x, a, y);
 }
 
-// y = a x + b y, returning ||y||^2 of the new y from the same pass (the last pass of M_ee_hat in CGNR).
-template <class Real, class Space>
-double axpby_norm2(Real a, const View<Real, 1, LayoutRight, Space>& x, Real b, const View<Real, 1, LayoutRight, Space>& y) {
-  blas_detail::check_same_size(x, y);
-  constexpr int K = blas_detail::kGroup<Real, Space>;
+namespace blas_detail {
+// y = a x + b y with ||y||^2 of the new y: its reduction, into `sum` (a double, or ReduceInto).
+template <class Real, class Space, class A, class B, class Sum>
+void axpby_norm2_pass(A a, const View<Real, 1, LayoutRight, Space>& x, B b, const View<Real, 1, LayoutRight, Space>& y, Sum& sum) {
+  check_same_size(x, y);
+  constexpr int K = kGroup<Real, Space>;
   const Real* xp = x.data();
   Real* yp = y.data();
-  double sum = 0;
-  blas_detail::reduce_groups<Real, Space>("blas_axpby_norm2", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g, double& acc) {
+  reduce_groups<Real, Space>("blas_axpby_norm2", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const Strided<K>& g, double& acc) {
+    const Real av = value(a), bv = value(b);
     Real xv[K], yv[K];
     g.load(xp, xv);
     g.load(yp, yv);
     for (int j = 0; j < K; ++j) {
-      yv[j] = a * xv[j] + b * yv[j];
+      yv[j] = av * xv[j] + bv * yv[j];
       acc += static_cast<double>(yv[j]) * static_cast<double>(yv[j]);
     }
     g.store(yp, yv);
   }, sum);
-  return sum;
+}
+}  // namespace blas_detail
+
+// y = a x + b y, returning ||y||^2 of the new y from the same pass (the last pass of M_ee_hat in CGNR).
+template <class Real, class Space, CoefficientOf<Real> A, CoefficientOf<Real> B>
+double axpby_norm2(A a, const View<Real, 1, LayoutRight, Space>& x, B b, const View<Real, 1, LayoutRight, Space>& y) {
+  if constexpr (blas_detail::reads_ratio_on_host<Space, A, B>) {
+    return axpby_norm2(blas_detail::value(a), x, blas_detail::value(b), y);
+  } else {
+    double sum = 0;
+    blas_detail::axpby_norm2_pass(a, x, b, y, sum);
+    return sum;
+  }
+}
+
+// The same, leaving ||y||^2 at `norm` without waiting for it (on a GPU; solvers/device_sums.hpp).
+template <class Real, class Space, CoefficientOf<Real> A, CoefficientOf<Real> B>
+void axpby_norm2(A a, const View<Real, 1, LayoutRight, Space>& x, B b, const View<Real, 1, LayoutRight, Space>& y, ReduceInto<double> norm) {
+  if constexpr (blas_detail::reads_ratio_on_host<Space, A, B>) {
+    axpby_norm2(blas_detail::value(a), x, blas_detail::value(b), y, norm);
+  } else {
+    blas_detail::axpby_norm2_pass(a, x, b, y, norm);
+  }
 }
 
 // x += a p, then p = z + b p: CG's solution update deferred to the next direction's pass (QUDA's
 // axpyZpbx), one pass over three buffers instead of an axpy and an xpay (six).
-template <class Real, class Space>
-void axpy_xpay(Real a, const View<Real, 1, LayoutRight, Space>& p, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& z,
-               Real b) {
-  blas_detail::check_same_size(p, x);
-  blas_detail::check_same_size(p, z);
-  constexpr int K = blas_detail::kGroup<Real, Space>;
-  Real *pp = p.data(), *xp = x.data();
-  const Real* zp = z.data();
-  blas_detail::for_each_group<Real, Space>("blas_axpy_xpay", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
-    Real pv[K], xv[K], zv[K];
-    g.load(pp, pv);
-    g.load(xp, xv);
-    g.load(zp, zv);
-    for (int j = 0; j < K; ++j) {
-      xv[j] += a * pv[j];
-      pv[j] = zv[j] + b * pv[j];
-    }
-    g.store(xp, xv);
-    g.store(pp, pv);
-  });
+template <class Real, class Space, CoefficientOf<Real> A, CoefficientOf<Real> B>
+void axpy_xpay(A a, const View<Real, 1, LayoutRight, Space>& p, const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& z,
+               B b) {
+  if constexpr (blas_detail::reads_ratio_on_host<Space, A, B>) {
+    return axpy_xpay(blas_detail::value(a), p, x, z, blas_detail::value(b));
+  } else {
+    blas_detail::check_same_size(p, x);
+    blas_detail::check_same_size(p, z);
+    constexpr int K = blas_detail::kGroup<Real, Space>;
+    Real *pp = p.data(), *xp = x.data();
+    const Real* zp = z.data();
+    blas_detail::for_each_group<Real, Space>("blas_axpy_xpay", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
+      const Real av = blas_detail::value(a), bv = blas_detail::value(b);
+      Real pv[K], xv[K], zv[K];
+      g.load(pp, pv);
+      g.load(xp, xv);
+      g.load(zp, zv);
+      for (int j = 0; j < K; ++j) {
+        xv[j] += av * pv[j];
+        pv[j] = zv[j] + bv * pv[j];
+      }
+      g.store(xp, xv);
+      g.store(pp, pv);
+    });
+  }
 }
 
 // Re <x, y> = sum x_i y_i over every real

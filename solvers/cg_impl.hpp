@@ -2,6 +2,8 @@
 // CGNR's definition (solvers/cg.hpp), instantiated per memory space by solvers/instantiate.hpp.
 #include "solvers/cg.hpp"
 
+#include <utility>
+
 #include "solvers/reliable_update.hpp"
 
 namespace dslash {
@@ -15,37 +17,51 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
     const auto& r = updates.r_sloppy();
     const auto& x_s = updates.x_sloppy();
     typename EvenOddWilson<Sloppy, Space>::vector_type s, p, q;
+    enum : int { kGammaA, kGammaB, kMp, kR };  // gamma = ||M^dagger r||^2 of this step and the next, alternating
+    DeviceSums<Space> sums;
     timed_setup<Space>(result, [&] {
       s = sloppy.allocate("cg_s");
       p = sloppy.allocate("cg_p");
       q = sloppy.allocate("cg_q");
+      sums = DeviceSums<Space>(4);
     });
     // Each norm comes from the pass that writes its vector, and x_s += alpha p waits for the pass
     // that updates p (blas.hpp): besides its four hops an iteration makes 8 passes over the vectors,
     // and the hops' epilogues read 2 more (14 passes where a kernel cannot fuse M's last one, 18
     // unfused; DESIGN.md, "The epilogue in the kernel").
-    double gamma = sloppy.apply_norm2(r, s, true);  // s = M^dagger r, the normal equations' residual
+    // The sums stay where the passes run (solvers/device_sums.hpp): alpha = gamma / ||M p||^2 and
+    // beta = gamma_next / gamma are read by the passes that use them, and the host waits once an
+    // iteration, for ||r||^2, which decides the stop and the reliable updates.
+    int gamma = kGammaA, gamma_next = kGammaB;
+    sloppy.apply_norm2(r, s, true, sums, gamma);  // s = M^dagger r, the normal equations' residual
     deep_copy(p, s);
     while (updates.may_iterate()) {
-      if (gamma == 0) {  // only for a singular M: r != 0 with M^dagger r = 0
-        result.breakdown = "M^dagger r is zero";
+      sloppy.apply_norm2(p, q, false, sums, kMp);  // q = M p
+      const DeviceRatio<Sloppy> alpha{1, sums.on_device(gamma), sums.on_device(kMp)};
+      sloppy.axpby_norm2(DeviceRatio<Sloppy>{-1, alpha.num, alpha.den}, q, Sloppy(1), r, sums, kR);  // r -= alpha q
+      const double rr = sums.read(kR);  // the iteration's wait
+      // Only for a singular M: r != 0 with M^dagger r = 0, or p != 0 with M p = 0 (alpha then read
+      // as zero, and r is unchanged).
+      if (sums.read(gamma) == 0 || sums.read(kMp) == 0) {
+        result.breakdown = sums.read(gamma) == 0 ? "M^dagger r is zero" : "M p is zero";
         break;
       }
-      const auto a = static_cast<Sloppy>(gamma / sloppy.apply_norm2(p, q));  // q = M p
-      const double rr = sloppy.global_sum(axpby_norm2(-a, q, Sloppy(1), r));  // r -= alpha q
       // An update folds x_s into x now, so it needs this step's share first.
       const bool x_deferred = !updates.update_due(rr);
-      if (!x_deferred) axpy(a, p, x_s);
+      if (!x_deferred) axpy(alpha, p, x_s);
       const reliable::Step step = updates.after_iteration(rr);  // may replace r by the recomputed residual
       if (updates.done()) {
-        if (x_deferred) axpy(a, p, x_s);
+        if (x_deferred) axpy(alpha, p, x_s);
         break;
       }
-      const double gamma_next = sloppy.apply_norm2(r, s, true);
-      const auto beta = static_cast<Sloppy>(step == reliable::Step::Restarted ? 0 : gamma_next / gamma);
-      if (x_deferred) axpy_xpay(a, p, x_s, s, beta);  // x_s += alpha p, p = s + beta p
-      else xpay(s, beta, p);
-      gamma = gamma_next;
+      sloppy.apply_norm2(r, s, true, sums, gamma_next);
+      const auto next_direction = [&](auto beta) {
+        if (x_deferred) axpy_xpay(alpha, p, x_s, s, beta);  // x_s += alpha p, p = s + beta p
+        else xpay(s, beta, p);
+      };
+      if (step == reliable::Step::Restarted) next_direction(Sloppy(0));
+      else next_direction(DeviceRatio<Sloppy>{1, sums.on_device(gamma_next), sums.on_device(gamma)});
+      std::swap(gamma, gamma_next);
     }
   }
   updates.finish();

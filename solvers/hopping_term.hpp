@@ -34,9 +34,18 @@ class HoppingTerm {
     (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result, (void)w, (void)w2;
     return std::nullopt;
   }
+  // The same with the norm alone, left at norm (DslashKernel::apply_xpay_into) without waiting for it;
+  // false, with nothing done, where it cannot.
+  virtual bool apply_xpay_into(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
+                               ReduceInto<double> norm) const {
+    (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result, (void)norm;
+    return false;
+  }
   // Partial sums computed on this process -> the sums over every process, in place, in the same
   // order on every call.
   virtual void sum(std::span<double> partials) const { (void)partials; }
+  // Whether sum() has other processes' partials to add: then a sum must come through the host.
+  virtual bool spans_processes() const { return false; }
 };
 
 // D on one process: its four kernels.
@@ -58,6 +67,13 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
     const DslashKernel<Real, Space>& k = kernel(out, dagger);
     if (!k.fuses_xpay(false, w != nullptr)) return std::nullopt;  // compressed links: the BLAS pass
     return k.apply_xpay(in, a, x, b, result, w, w2);
+  }
+  bool apply_xpay_into(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
+                       ReduceInto<double> norm) const override {
+    const DslashKernel<Real, Space>& k = kernel(out, dagger);
+    if (!k.fuses_xpay(false, false)) return false;
+    k.apply_xpay_into(in, a, x, b, result, norm);
+    return true;
   }
 
   static DslashConfig with(DslashConfig c, Subset out, bool dagger) {

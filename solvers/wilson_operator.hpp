@@ -27,6 +27,7 @@
 
 #include "kernels/dslash_kernel.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/device_sums.hpp"
 #include "solvers/hop_clock.hpp"
 #include "solvers/hopping_term.hpp"
 
@@ -73,6 +74,15 @@ class EvenOddWilson {
   double apply_norm2(const vector_type& in, const vector_type& out, bool dagger = false) const;
   NormDot apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, bool dagger = false) const;
   NormDot apply_norm2_dot(const vector_type& in, const vector_type& out, const vector_type& w, const vector_type& w2, bool dagger = false) const;
+  // apply_norm2 leaving ||out||^2 as sum i of `sums`, and y = a x + b y leaving ||y||^2 there, over
+  // the whole lattice: on one process without waiting for the sum (a later pass reads it as a
+  // DeviceRatio), over MPI ranks through the host.
+  void apply_norm2(const vector_type& in, const vector_type& out, bool dagger, const DeviceSums<Space>& sums, int i) const;
+  template <CoefficientOf<Real> A, CoefficientOf<Real> B>
+  void axpby_norm2(A a, const vector_type& x, B b, const vector_type& y, const DeviceSums<Space>& sums, int i) const {
+    if (hopping_->spans_processes()) sums.set(i, global_sum(dslash::axpby_norm2(a, x, b, y)));
+    else dslash::axpby_norm2(a, x, b, y, sums.into(i));
+  }
   // ||v||^2 and <x, y> in double, over the whole lattice (every process's sites): the solvers' sums.
   double norm2(const vector_type& v) const;
   std::complex<double> dot(const vector_type& x, const vector_type& y) const;

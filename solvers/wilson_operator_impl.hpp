@@ -88,7 +88,7 @@ NormDot EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vect
     }
   hop(Subset::Even, dagger, odd_scratch_, out);
   if (w != nullptr) return caxpby_norm2_dot(complex_layout(), std::complex<double>(a), in, std::complex<double>(-1 / (4 * a)), out, *w, *w2);
-  if (want_norm2) return {axpby_norm2(ca, in, cb, out), {}, {}};
+  if (want_norm2) return {dslash::axpby_norm2(ca, in, cb, out), {}, {}};
   axpby(ca, in, cb, out);
   return {};
 }
@@ -101,6 +101,17 @@ void EvenOddWilson<Real, Space>::apply(const vector_type& in, const vector_type&
 template <class Real, class Space>
 double EvenOddWilson<Real, Space>::apply_norm2(const vector_type& in, const vector_type& out, bool dagger) const {
   return global_sum(apply_here(in, out, dagger, true).norm2);
+}
+
+template <class Real, class Space>
+void EvenOddWilson<Real, Space>::apply_norm2(const vector_type& in, const vector_type& out, bool dagger, const DeviceSums<Space>& sums, int i) const {
+  if (hopping_->spans_processes()) return sums.set(i, apply_norm2(in, out, dagger));
+  const double a = 4 + mass_;
+  const Real ca = static_cast<Real>(a), cb = static_cast<Real>(-1 / (4 * a));
+  hop(Subset::Odd, dagger, in, odd_scratch_);
+  if (counted([&] { return hopping_->apply_xpay_into(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, sums.into(i)); })) return;
+  hop(Subset::Even, dagger, odd_scratch_, out);
+  dslash::axpby_norm2(ca, in, cb, out, sums.into(i));
 }
 
 template <class Real, class Space>
@@ -117,7 +128,7 @@ NormDot EvenOddWilson<Real, Space>::apply_norm2_dot(const vector_type& in, const
 template <class Real, class Space>
 double EvenOddWilson<Real, Space>::residual(const vector_type& b, const vector_type& x, const vector_type& r) const {
   apply(x, r);
-  return global_sum(axpby_norm2(Real(1), b, Real(-1), r));
+  return global_sum(dslash::axpby_norm2(Real(1), b, Real(-1), r));
 }
 
 template <class Real, class Space>

@@ -16,6 +16,7 @@
 #include "solvers/bicgstab.hpp"
 #include "solvers/blas.hpp"
 #include "solvers/cg.hpp"
+#include "solvers/device_sums.hpp"
 #include "solvers/wilson_operator.hpp"
 #include "test_support.hpp"
 
@@ -112,6 +113,30 @@ TEST(Blas, RealOperationsMatchScalarLoops) {
 
   const auto short_view = View<double, 1>("short", n - 1);
   EXPECT_THROW(axpy(1.0, x, short_view), std::invalid_argument);
+}
+
+// A coefficient read from sums the solver keeps in memory (DeviceRatio, DeviceSums): on the host it
+// is read before the pass, which is then the pass with the quotient given; a zero denominator reads
+// as zero; a sum left in memory is the one returned.
+TEST(Blas, CoefficientsReadFromSumsAreTheQuotient) {
+  const View<float, 1> x("x", 1003), y("y", 1003), y2("y2", 1003);
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    x.data()[i] = std::sin(0.3f * static_cast<float>(i));
+    y.data()[i] = y2.data()[i] = std::cos(0.7f * static_cast<float>(i));
+  }
+  DeviceSums<HostSpace> sums(3);
+  sums.set(0, 2.0);
+  sums.set(1, 3.0);
+  const DeviceRatio<float> minus_two_thirds{-1.0f, sums.on_device(0), sums.on_device(1)};
+  EXPECT_EQ(blas_detail::value(minus_two_thirds), -static_cast<float>(2.0 / 3.0));
+  axpby_norm2(minus_two_thirds, x, 1.0f, y, sums.into(2));
+  const double expect = axpby_norm2(-static_cast<float>(2.0 / 3.0), x, 1.0f, y2);
+  EXPECT_EQ(sums.read(2), expect);
+  for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y.data()[i], y2.data()[i]) << i;
+  sums.set(1, 0.0);
+  xpay(x, minus_two_thirds, y);  // y = x + 0 y
+  for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y.data()[i], x.data()[i]) << i;
+  EXPECT_THROW(sums.read(3), std::out_of_range);
 }
 
 // A pass's groups (on a GPU 16 bytes of reals an index, n/K apart) cover every element once,
@@ -620,6 +645,27 @@ void expect_zero_source_gives_zero(const Solver& solver) {
 }
 
 TEST(Cgnr, ReportsNonConvergence) { expect_reports_non_convergence(cg_double, 3); }
+
+// A singular M: on the unit gauge at m = 0 a constant field is a zero mode of M_ee_hat (D_{o<-e}
+// and D_{e<-o} each multiply it by 8: 4 - 64 / 16 = 0), so from a constant source M^dagger r = 0 at
+// once. CGNR stops with that breakdown before its first iteration counts, and x stays zero: the
+// passes that read alpha = 0 / 0 from the sums read it as zero.
+TEST(Cgnr, ReportsASingularOperatorAndLeavesXUntouched) {
+  GaugeField<double> u(kSmallLattice);
+  fill_unit(u);
+  const EvenOddWilson<double> op(u, 0.0, {});
+  const EvenOddWilson<float> sloppy(convert_precision<float>(u), 0.0, {});
+  const auto b = op.allocate("b"), x = op.allocate("x");
+  deep_copy(b, 1.0);
+  for (const bool mixed : {false, true}) {
+    deep_copy(x, 0.0);
+    const SolverResult r = mixed ? cgnr(op, sloppy, b, x, {}) : cgnr(op, b, x, {});
+    EXPECT_FALSE(r.converged) << (mixed ? "mixed" : "double");
+    EXPECT_EQ(r.breakdown, "M^dagger r is zero") << (mixed ? "mixed" : "double");
+    EXPECT_EQ(r.iterations, 0);
+    EXPECT_EQ(norm2(x), 0.0) << (mixed ? "mixed" : "double");
+  }
+}
 
 // From x = 0 the first residual is b itself: CGNR then makes four hops an iteration (M p and
 // M^dagger r; the last iteration stops before M^dagger r) and two a reliable update, none at the

@@ -29,6 +29,7 @@ class HaloHopping final : public HoppingTerm<Real, Space> {
                                     const vector_type* w, const vector_type* w2) const override;
   // Collective: MPI_Allreduce, the same sum on every rank.
   void sum(std::span<double> partials) const override;
+  bool spans_processes() const override { return true; }
 
  private:
   HaloDslash<Real, Space>& halo(Subset out, bool dagger) const {

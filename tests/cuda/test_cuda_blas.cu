@@ -16,6 +16,7 @@
 #include "gpu_test.hpp"
 #include "dslash/core.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/device_sums.hpp"
 
 namespace dslash {
 namespace {
@@ -124,6 +125,43 @@ void real_passes() {
   }
 }
 
+// The coefficients read from sums in device memory (DeviceRatio): the same buffers as the passes
+// with the quotient given by the host, bit for bit (each element's arithmetic is the same), and
+// axpby_norm2's sum left in memory with its host copy, to the rounding of a sum of n positive terms
+// in double, (n - 1) eps (another kernel, whose launch shape, and so the order of its additions, may
+// differ); a zero denominator leaves the buffers as they were.
+template <class Real>
+void ratio_passes() {
+  const std::size_t n = 24 * 1000 + 3;
+  DeviceSums<CudaSpace> sums(4);
+  sums.set(0, 3.0);
+  sums.set(1, -8.0);
+  sums.set(3, 0.0);
+  const Real q = static_cast<Real>(3.0 / -8.0);
+  const DeviceRatio<Real> ratio{Real(-1), sums.on_device(0), sums.on_device(1)}, by_zero{Real(1), sums.on_device(0), sums.on_device(3)};
+  Buffers<Real> given(n), read(n);
+  axpby(-q, given.dx, Real(0.5), given.dy);
+  axpby(ratio, read.dx, Real(0.5), read.dy);
+  const double given_norm = axpby_norm2(Real(0.25), given.dz, -q, given.dy);
+  axpby_norm2(Real(0.25), read.dz, ratio, read.dy, sums.into(2));
+  axpy_xpay(-q, given.dx, given.dz, given.dy, q);
+  axpy_xpay(ratio, read.dx, read.dz, read.dy, DeviceRatio<Real>{Real(1), ratio.num, ratio.den});
+  const auto same = [](const DeviceBuffer<Real>& a, const DeviceBuffer<Real>& b, const char* what) {
+    const auto ha = create_mirror_view(a), hb = create_mirror_view(b);
+    deep_copy(ha, a);
+    deep_copy(hb, b);
+    for (std::size_t i = 0; i < ha.size(); ++i) ASSERT_EQ(ha.data()[i], hb.data()[i]) << what << " at " << i;
+  };
+  same(given.dx, read.dx, "p");
+  same(given.dy, read.dy, "y");
+  same(given.dz, read.dz, "x");
+  EXPECT_NEAR(sums.read(2), given_norm, static_cast<double>(n) * std::numeric_limits<double>::epsilon() * given_norm) << "axpby_norm2's sum left in memory";
+  const HostBuffer<Real> before = values<Real>(n, 2);
+  Buffers<Real> zero(n);
+  axpby(by_zero, zero.dx, Real(1), zero.dy);
+  expect_same(before, zero.dy, "a pass whose coefficient has a zero denominator");
+}
+
 template <class Real>
 void complex_passes(const PackedComplex& c) {
   const auto n = static_cast<std::size_t>(2 * c.count());
@@ -189,6 +227,11 @@ void complex_passes(const PackedComplex& c) {
 TEST_F(CudaBlas, RealPassesMatchTheHost) {
   real_passes<float>();
   real_passes<double>();
+}
+
+TEST_F(CudaBlas, PassesReadTheirCoefficientsFromSumsInDeviceMemory) {
+  ratio_passes<float>();
+  ratio_passes<double>();
 }
 
 TEST_F(CudaBlas, ComplexPassesMatchTheHost) {

@@ -1,0 +1,79 @@
+#pragma once
+// DeviceSums<Space>: a solve's sums kept where its passes run. A pass reads a coefficient made of
+// them when it runs (CG's alpha = gamma / ||M p||^2: DeviceRatio in solvers/blas.hpp), so on a GPU
+// the host launches it without waiting for the sums, and waits only for the sums it decides on (the
+// residual's, for the stopping test and the reliable updates): one round trip a CG iteration, not
+// three. On the host a sum is a plain double, there when its reduction returns.
+#include <cstddef>
+#include <stdexcept>
+
+#include "dslash/core.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
+
+namespace dslash {
+
+template <class Space>
+class DeviceSums {
+ public:
+  DeviceSums() = default;
+  explicit DeviceSums(int count) : sums_("device_sums", static_cast<std::size_t>(count)) {}
+  // Where a reduction leaves sum i.
+  ReduceInto<double> into(int i) const { return {at(i), nullptr}; }
+  // Sum i, for a pass to read.
+  const double* on_device(int i) const { return at(i); }
+  // Sum i, once the launches so far have ended.
+  double read(int i) const { return *at(i); }
+  // Sum i = value (a sum made on the host: over MPI ranks).
+  void set(int i, double value) const { *at(i) = value; }
+
+ private:
+  double* at(int i) const {
+    if (i < 0 || static_cast<std::size_t>(i) >= sums_.size()) throw std::out_of_range("DeviceSums: no sum " + std::to_string(i));
+    return sums_.data() + i;
+  }
+  View<double, 1, LayoutRight, Space> sums_;
+};
+
+#if defined(DSLASH_HAVE_CUDA)
+// On the GPU: in device memory, and the last block of each reduction also writes a host copy
+// (page-locked, mapped), which read() returns after the stream has caught up.
+template <>
+class DeviceSums<CudaSpace> {
+ public:
+  DeviceSums() = default;
+  explicit DeviceSums(int count)
+      : sums_("device_sums", static_cast<std::size_t>(count)), copies_(static_cast<std::size_t>(count) * sizeof(double)), count_(count) {}
+  ReduceInto<double> into(int i) const {
+    check(i);
+    return {sums_.data() + i, static_cast<double*>(copies_.on_device()) + i};
+  }
+  const double* on_device(int i) const {
+    check(i);
+    return sums_.data() + i;
+  }
+  double read(int i) const {
+    check(i);
+    cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a solver's pass failed)");
+    return static_cast<const double*>(copies_.get())[i];
+  }
+  // After the launches so far (one of them may still be writing sum i).
+  void set(int i, double value) const {
+    check(i);
+    cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a solver's pass failed)");
+    static_cast<double*>(copies_.get())[i] = value;
+    cuda::check(cudaMemcpy(sums_.data() + i, &value, sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy (a solver's sum)");
+  }
+
+ private:
+  void check(int i) const {
+    if (i < 0 || i >= count_) throw std::out_of_range("DeviceSums: no sum " + std::to_string(i));
+  }
+  View<double, 1, LayoutRight, CudaSpace> sums_;
+  cuda::MappedHostBuffer copies_;
+  int count_ = 0;
+};
+#endif
+
+}  // namespace dslash
