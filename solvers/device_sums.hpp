@@ -25,7 +25,7 @@ class DeviceSums {
   const double* on_device(int i) const { return at(i); }
   // Sum i, once the launches so far have ended.
   double read(int i) const { return *at(i); }
-  // Sum i = value (a sum made on the host: over MPI ranks).
+  // Sum i = value: a sum made on the host (over MPI ranks) from reductions that have ended.
   void set(int i, double value) const { *at(i) = value; }
 
  private:
@@ -58,12 +58,12 @@ class DeviceSums<CudaSpace> {
     cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a solver's pass failed)");
     return static_cast<const double*>(copies_.get())[i];
   }
-  // After the launches so far (one of them may still be writing sum i).
+  // For a sum made on the host from reductions that have ended (none still writing sum i): the copy
+  // goes in stream order, without a wait (from pageable memory it is staged at once).
   void set(int i, double value) const {
     check(i);
-    cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a solver's pass failed)");
     static_cast<double*>(copies_.get())[i] = value;
-    cuda::check(cudaMemcpy(sums_.data() + i, &value, sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy (a solver's sum)");
+    cuda::copy_async(sums_.data() + i, &value, sizeof(double), cuda::current_stream());
   }
 
  private:
