@@ -13,6 +13,7 @@
 
 #include "gpu_test.hpp"
 #include "layout_move_check.hpp"
+#include "singular_solve_check.hpp"
 #include "dslash/core/backend/cuda/space.hpp"
 #include "dslash/lattice/field_ops.hpp"
 #include "kernels/reference_dslash.hpp"
@@ -109,27 +110,12 @@ INSTANTIATE_TEST_SUITE_P(
                       GpuSolve{KernelFamily::Vnode, true, "mixed", 12}),
     [](const auto& param_info) { return name_of(param_info.param); });
 
-// A singular M (tests/test_solvers.cpp, Cgnr.ReportsASingularOperatorAndLeavesXUntouched): the
-// unit gauge at m = 0 and a constant source. The sums the passes read stay on the GPU; the host
+// A singular M (tests/singular_solve_check.hpp): the sums the passes read stay on the GPU; the host
 // finds the breakdown at its first wait, and x is still zero.
 class CudaCgnr : public GpuTest<> {};
 
 TEST_F(CudaCgnr, ReportsASingularOperatorAndLeavesXUntouched) {
-  GaugeField<double> u(Geometry({8, 8, 8, 8}));
-  fill_unit(u);
-  const DslashConfig config{.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Range};
-  const EvenOddWilson<double, CudaSpace> op(u, 0.0, config);
-  const EvenOddWilson<float, CudaSpace> sloppy(convert_precision<float>(u), 0.0, config);
-  const auto b = op.allocate("b"), x = op.allocate("x");
-  deep_copy(b, 1.0);
-  for (const bool mixed : {false, true}) {
-    deep_copy(x, 0.0);
-    const SolverResult r = mixed ? cgnr(op, sloppy, b, x, {}) : cgnr(op, b, x, {});
-    EXPECT_FALSE(r.converged) << (mixed ? "mixed" : "double");
-    EXPECT_EQ(r.breakdown, "M^dagger r is zero") << (mixed ? "mixed" : "double");
-    EXPECT_EQ(r.iterations, 0);
-    EXPECT_EQ(op.norm2(x), 0.0) << (mixed ? "mixed" : "double");
-  }
+  test::expect_singular_operator_reported<CudaSpace>(Geometry({8, 8, 8, 8}), {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Range});
 }
 
 class CudaOperator : public GpuTest<> {};
