@@ -6,6 +6,7 @@
 // three. On the host a sum is a plain double, there when its reduction returns.
 #include <cstddef>
 #include <stdexcept>
+#include <string>
 
 #include "dslash/core.hpp"
 #if defined(DSLASH_HAVE_CUDA)
