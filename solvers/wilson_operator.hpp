@@ -100,9 +100,10 @@ class EvenOddWilson {
   const DslashKernel<Real, Space>& d_eo() const { return hopping_->kernel(Subset::Even, false); }
   const DslashKernel<Real, Space>& kernel(Subset parity) const { return hopping_->kernel(parity, false); }
   // out = M_ee_hat in (or its dagger), returning on this process ||out||^2 when want_norm2, and <w, out>
-  // and <w2, out> where w is given (w2 = w where it is not; else zeros).
+  // and <w2, out> where w is given (w2 = w where it is not; else zeros); with norm_into set,
+  // leaving ||out||^2 there instead, without waiting for it (no inner products).
   NormDot apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w = nullptr,
-                     const vector_type* w2 = nullptr) const;
+                     const vector_type* w2 = nullptr, ReduceInto<double> norm_into = {}) const;
   // D_{out<-in} in (or its dagger), counted and timed; hop_xpay: a x + b D in with its norm (and
   // <w, result>, <w2, result> where w is given), where the hopping term fuses them (else nullopt,
   // nothing done).

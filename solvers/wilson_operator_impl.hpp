@@ -69,11 +69,18 @@ void EvenOddWilson<Real, Space>::unpack(const vector_type& packed, std::vector<S
 // after its kernel (overlap, the GPU), the pass stays a BLAS one.
 template <class Real, class Space>
 NormDot EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w,
-                                               const vector_type* w2) const {
+                                               const vector_type* w2, ReduceInto<double> norm_into) const {
   const double a = 4 + mass_;
   const Real ca = static_cast<Real>(a), cb = static_cast<Real>(-1 / (4 * a));
   if (w2 == nullptr) w2 = w;
   hop(Subset::Odd, dagger, in, odd_scratch_);
+  if (norm_into.device != nullptr) {
+    if (!counted([&] { return hopping_->apply_xpay_into(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, norm_into); })) {
+      hop(Subset::Even, dagger, odd_scratch_, out);
+      dslash::axpby_norm2(ca, in, cb, out, norm_into);
+    }
+    return {};
+  }
   if (const std::optional<NormDot> sums = hop_xpay(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, w, w2)) return *sums;
   // A kernel that fuses the xpay but not the inner products (the GPU's naive one: its registers)
   // still saves the pass's read-modify-write: the inner products then read two or three buffers, not five.
@@ -106,12 +113,7 @@ double EvenOddWilson<Real, Space>::apply_norm2(const vector_type& in, const vect
 template <class Real, class Space>
 void EvenOddWilson<Real, Space>::apply_norm2(const vector_type& in, const vector_type& out, bool dagger, const DeviceSums<Space>& sums, int i) const {
   if (hopping_->spans_processes()) return sums.set(i, apply_norm2(in, out, dagger));
-  const double a = 4 + mass_;
-  const Real ca = static_cast<Real>(a), cb = static_cast<Real>(-1 / (4 * a));
-  hop(Subset::Odd, dagger, in, odd_scratch_);
-  if (counted([&] { return hopping_->apply_xpay_into(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, sums.into(i)); })) return;
-  hop(Subset::Even, dagger, odd_scratch_, out);
-  dslash::axpby_norm2(ca, in, cb, out, sums.into(i));
+  apply_here(in, out, dagger, true, nullptr, nullptr, sums.into(i));
 }
 
 template <class Real, class Space>
