@@ -194,27 +194,77 @@ void convert_copy(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, 
   });
 }
 
-// y += x and x = 0, converting x to y's precision (buffers of the same layout, element by element):
-// a reliable update's x += x_s in one pass instead of a conversion, an axpy and a fill.
-template <class To, class From, class Space>
-void add_and_zero(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, LayoutRight, Space>& y) {
-  if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
+namespace blas_detail {
+// y += x (+ c p) and x = 0, in y's precision; p is read only where there is a term.
+template <bool kTerm, class To, class From, class Space, class C>
+void add_and_zero_pass(const View<From, 1, LayoutRight, Space>& x, C c, const View<From, 1, LayoutRight, Space>& p, const View<To, 1, LayoutRight, Space>& y) {
+  if (x.size() != y.size() || x.size() != p.size())
+    throw std::invalid_argument("blas: buffers \"" + x.label() + "\", \"" + p.label() + "\" and \"" + y.label() + "\" differ in size");
   using Narrow = std::conditional_t<(sizeof(To) < sizeof(From)), To, From>;
-  constexpr int K = blas_detail::kGroup<Narrow, Space>;
+  constexpr int K = kGroup<Narrow, Space>;
   From* xp = x.data();
+  const From* pp = p.data();
   To* yp = y.data();
-  blas_detail::for_each_group<Narrow, Space>("blas_add_and_zero", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g) {
-    From v[K], zero[K];
+  for_each_group<Narrow, Space>(kTerm ? "blas_add_axpy_and_zero" : "blas_add_and_zero", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const Strided<K>& g) {
+    From v[K], pv[K]{}, zero[K];
     To w[K];
     g.load(xp, v);
+    if (kTerm) g.load(pp, pv);  // (not constexpr: an extended lambda cannot first capture in one)
     g.load(yp, w);
+    const To cv = kTerm ? static_cast<To>(value(c)) : To(0);
     for (int j = 0; j < K; ++j) {
       w[j] += static_cast<To>(v[j]);
+      if (kTerm) w[j] += cv * static_cast<To>(pv[j]);
       zero[j] = From(0);
     }
     g.store(yp, w);
     g.store(xp, zero);
   });
+}
+}  // namespace blas_detail
+
+// y += x and x = 0, converting x to y's precision (buffers of the same layout, element by element):
+// a reliable update's x += x_s in one pass instead of a conversion, an axpy and a fill.
+template <class To, class From, class Space>
+void add_and_zero(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, LayoutRight, Space>& y) {
+  blas_detail::add_and_zero_pass<false>(x, From(0), x, y);
+}
+
+// y += x + c p and x = 0, in y's precision: the same with an iteration's share of x that has not
+// gone into x yet (CG's alpha p at an update), one pass instead of two.
+template <class To, class From, class Space, CoefficientOf<From> C>
+void add_and_zero(const View<From, 1, LayoutRight, Space>& x, C c, const View<From, 1, LayoutRight, Space>& p, const View<To, 1, LayoutRight, Space>& y) {
+  if constexpr (blas_detail::reads_ratio_on_host<Space, C>) blas_detail::add_and_zero_pass<true>(x, blas_detail::value(c), p, y);
+  else blas_detail::add_and_zero_pass<true>(x, c, p, y);
+}
+
+// z = x - y in z's precision, returning ||x - y||^2 in double from the same pass (buffers of the
+// same layout): a reliable update's true residual b - M x, taken to the sloppy precision where its
+// norm is taken, instead of a subtraction and a conversion.
+template <class To, class From, class Space>
+double convert_difference_norm2(const View<From, 1, LayoutRight, Space>& x, const View<From, 1, LayoutRight, Space>& y,
+                                const View<To, 1, LayoutRight, Space>& z) {
+  if (x.size() != y.size() || x.size() != z.size())
+    throw std::invalid_argument("blas: buffers \"" + x.label() + "\", \"" + y.label() + "\" and \"" + z.label() + "\" differ in size");
+  using Narrow = std::conditional_t<(sizeof(To) < sizeof(From)), To, From>;
+  constexpr int K = blas_detail::kGroup<Narrow, Space>;
+  const From* xp = x.data();
+  const From* yp = y.data();
+  To* zp = z.data();
+  double sum = 0;
+  blas_detail::reduce_groups<Narrow, Space>("blas_convert_difference_norm2", static_cast<index_t>(x.size()), DSLASH_LAMBDA(const blas_detail::Strided<K>& g, double& acc) {
+    From xv[K], yv[K];
+    To zv[K];
+    g.load(xp, xv);
+    g.load(yp, yv);
+    for (int j = 0; j < K; ++j) {
+      const From d = xv[j] - yv[j];
+      acc += static_cast<double>(d) * static_cast<double>(d);
+      zv[j] = static_cast<To>(d);
+    }
+    g.store(zp, zv);
+  }, sum);
+  return sum;
 }
 
 // x = value everywhere

@@ -46,10 +46,10 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
         result.breakdown = g == 0 ? "M^dagger r is zero" : "M p is zero";
         break;
       }
-      // An update folds x_s into x now, so it needs this step's share first.
-      const bool x_deferred = !updates.update_due(rr);
-      if (!x_deferred) axpy(alpha, p, x_s);
-      const reliable::Step step = updates.after_iteration(rr);  // may replace r by the recomputed residual
+      // An update folds this step's share of x_s, alpha p, into x with x_s (and may replace r by the
+      // recomputed residual); else the next direction's pass adds it.
+      const reliable::Step step = updates.after_iteration(rr, {alpha, &p});
+      const bool x_deferred = step == reliable::Step::Iterated;
       if (updates.done()) {
         if (x_deferred) axpy(alpha, p, x_s);
         break;

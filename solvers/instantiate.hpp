@@ -19,7 +19,13 @@
   template void convert<To, From, Space>(const EvenOddWilson<From, Space>&, const EvenOddWilson<From, Space>::vector_type&, \
                                          const EvenOddWilson<To, Space>&, const EvenOddWilson<To, Space>::vector_type&);    \
   template void add_and_zero<To, From, Space>(const EvenOddWilson<From, Space>&, const EvenOddWilson<From, Space>::vector_type&, \
-                                              const EvenOddWilson<To, Space>&, const EvenOddWilson<To, Space>::vector_type&);
+                                              const EvenOddWilson<To, Space>&, const EvenOddWilson<To, Space>::vector_type&); \
+  template void add_and_zero<To, From, Space>(const EvenOddWilson<From, Space>&, const EvenOddWilson<From, Space>::vector_type&,  \
+                                              DeviceRatio<From>, const EvenOddWilson<From, Space>::vector_type&,                  \
+                                              const EvenOddWilson<To, Space>&, const EvenOddWilson<To, Space>::vector_type&); \
+  template double convert_difference<To, From, Space>(const EvenOddWilson<From, Space>&, const EvenOddWilson<From, Space>::vector_type&, \
+                                                      const EvenOddWilson<From, Space>::vector_type&, const EvenOddWilson<To, Space>&,    \
+                                                      const EvenOddWilson<To, Space>::vector_type&);
 
 #define DSLASH_INSTANTIATE_SOLVERS(Space)               \
   template class EvenOddWilson<float, Space>;           \

@@ -26,6 +26,14 @@ namespace dslash::reliable {
 // with its directions, or starts afresh from it.
 enum class Step { Iterated, Updated, Restarted };
 
+// A share of x_s that the solver has not added yet, c p: an update folds it into x with x_s (CG's
+// alpha p, which it otherwise adds in its next direction's pass).
+template <class Sloppy, class Vector>
+struct Pending {
+  DeviceRatio<Sloppy> c;
+  const Vector* p = nullptr;
+};
+
 template <class Real, class Sloppy, class Space>
 class Updater {
  public:
@@ -72,23 +80,17 @@ class Updater {
   const sloppy_vector& r_sloppy() const { return r_sloppy_; }
   const sloppy_vector& x_sloppy() const { return x_sloppy_; }
 
-  // Whether after_iteration(r_sloppy_norm2) will update (fold x_s into x): a solver that defers its
-  // x_s increment to a later pass must make it before then.
-  bool update_due(double r_sloppy_norm2) const {
-    const double rel = std::sqrt(r_sloppy_norm2) / b_norm_;
-    return rel <= params_.tolerance || rel < params_.reliable_delta * std::max(max_since_update_, rel);
-  }
-
-  // After each iteration, with ||r_s||^2: counts it, updates when due, records the history, and
+  // After each iteration, with ||r_s||^2: counts it, updates when due (folding `pending` in with
+  // x_s: Iterated is then the one answer that leaves it to the solver), records the history, and
   // reports progress.
-  Step after_iteration(double r_sloppy_norm2) {
+  Step after_iteration(double r_sloppy_norm2, const Pending<Sloppy, sloppy_vector>& pending = {}) {
     const bool update = update_due(r_sloppy_norm2);
     ++result_.iterations;
     const double rel = std::sqrt(r_sloppy_norm2) / b_norm_;
     result_.history.push_back(rel);
     max_since_update_ = std::max(max_since_update_, rel);
     if (update) {
-      recompute();
+      recompute(pending);
       result_.reliable_updates.push_back({result_.iterations, relative_});
       // A healthy update finds about reliable_delta times the last one; at the floor the true
       // residual only wanders around it.
@@ -114,29 +116,45 @@ class Updater {
   }
 
  private:
+  // Whether after_iteration(r_sloppy_norm2) updates.
+  bool update_due(double r_sloppy_norm2) const {
+    const double rel = std::sqrt(r_sloppy_norm2) / b_norm_;
+    return rel <= params_.tolerance || rel < params_.reliable_delta * std::max(max_since_update_, rel);
+  }
+
   static bool same_object(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy) {
     if constexpr (kMaySharePrecision) return &op == &sloppy;
     else return false;
   }
 
-  // r = b, r_s = b: the residual of x = 0.
+  // r_s = b: the residual of x = 0.
   void start_from_b() {
-    deep_copy(r_, b_);
+    if (one_operator_) deep_copy(r_, b_);
+    else convert(op_, b_, sloppy_, r_sloppy_);
     adopt_residual(1);
   }
 
-  // r_s = r, whose ||r|| / ||b|| is `relative`: the true residual of x, with x_s = 0.
+  // r_s holds the true residual of x, whose ||r|| / ||b|| is `relative`, and x_s = 0.
   void adopt_residual(double relative) {
-    if (!one_operator_) convert(op_, r_, sloppy_, r_sloppy_);
     relative_ = relative;
     max_since_update_ = relative_;
     recomputed_ = true;
   }
 
-  // x += x_s, x_s = 0 (one pass; none with one operator), r = b - M x in Real, r_s = r.
-  void recompute() {
-    if (!one_operator_) add_and_zero(sloppy_, x_sloppy_, op_, x_);
-    adopt_residual(std::sqrt(op_.residual(b_, x_, r_)) / b_norm_);
+  // x += x_s + pending, x_s = 0 (one pass), r_s = b - M x from Real: with one operator x_s and r_s
+  // are x and r themselves; with two, r is the scratch that M x goes to, and the pass that takes
+  // ||b - M x|| writes r_s (one pass where a subtraction and a conversion were two).
+  void recompute(const Pending<Sloppy, sloppy_vector>& pending = {}) {
+    if constexpr (kMaySharePrecision) {
+      if (one_operator_) {
+        if (pending.p != nullptr) axpy(pending.c, *pending.p, x_);
+        return adopt_residual(std::sqrt(op_.residual(b_, x_, r_)) / b_norm_);
+      }
+    }
+    if (pending.p != nullptr) add_and_zero(sloppy_, x_sloppy_, pending.c, *pending.p, op_, x_);
+    else add_and_zero(sloppy_, x_sloppy_, op_, x_);
+    op_.apply(x_, r_);
+    adopt_residual(std::sqrt(convert_difference(op_, b_, r_, sloppy_, r_sloppy_)) / b_norm_);
   }
 
   const EvenOddWilson<Real, Space>& op_;
@@ -150,7 +168,7 @@ class Updater {
   static constexpr bool kMaySharePrecision = std::is_same_v<Real, Sloppy>;
   bool one_operator_ = false;
   std::optional<SolverResult> trivial_;
-  vector_type r_;
+  vector_type r_;  // r itself with one operator; with two, M x in an update
   sloppy_vector r_sloppy_, x_sloppy_;
   double relative_ = 0, max_since_update_ = 0, best_ = 0;  // relative_: the latest ||r|| / ||b||, true or iterated
   int stalled_ = 0;

@@ -135,5 +135,18 @@ void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWi
 template <class To, class From, class Space>
 void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, const EvenOddWilson<To, Space>& op_to,
                   const typename EvenOddWilson<To, Space>::vector_type& y);
+// y += x + c p and x = 0, p of op_from's too: the same with the share of x_s that an iteration has
+// not added yet (CG's alpha p), in the same pass.
+template <class To, class From, class Space>
+void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, DeviceRatio<From> c,
+                  const typename EvenOddWilson<From, Space>::vector_type& p, const EvenOddWilson<To, Space>& op_to,
+                  const typename EvenOddWilson<To, Space>::vector_type& y);
+// dst = x - y in op_to's precision and layout, x and y of op_from's (even buffers), returning
+// ||x - y||^2 over the whole lattice from the same pass: a reliable update's true residual b - M x
+// taken to the sloppy precision, one pass instead of a subtraction and a conversion.
+template <class To, class From, class Space>
+double convert_difference(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x,
+                          const typename EvenOddWilson<From, Space>::vector_type& y, const EvenOddWilson<To, Space>& op_to,
+                          const typename EvenOddWilson<To, Space>::vector_type& dst);
 
 }  // namespace dslash

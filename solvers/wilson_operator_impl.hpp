@@ -208,19 +208,20 @@ std::optional<NormDot> EvenOddWilson<Real, Space>::hop_xpay(Subset out, bool dag
 namespace eo_wilson_detail {
 
 // For every real of an even buffer, between two layouts of it: v = load(to_index, from_index), then
-// store(to_index, from_index, v). The destination's lanes are a group whose reals lie side by side
-// component by component: the W lanes of an outer site (vnode: sites site_of_slot[o W + l]) or of a
-// block of right-hand sides (mrhs: right-hand sides b W + l of one site). On a CPU one launch index
-// is a whole group: the lanes' sources are found once, and the stores go in the destination's
-// order, a cache line at a time (a (site, right-hand side) an index, its 24 reals a line apart
-// each: 2.4-2.6x slower, VM, 16^3x32 vnode double <-> single). On a GPU one index is one lane, so
-// the threads of a warp store adjacent reals (a group an index: 0.25 ms for 32^4 vnode double ->
+// store(to_index, from_index, v, acc), where acc sums into *sum (a double: the pass is then a
+// parallel_reduce) or is thrown away (sum null). The destination's lanes are a group whose reals lie
+// side by side component by component: the W lanes of an outer site (vnode: sites site_of_slot[o W
+// + l]) or of a block of right-hand sides (mrhs: right-hand sides b W + l of one site). On a CPU one
+// launch index is a whole group: the lanes' sources are found once, and the stores go in the
+// destination's order, a cache line at a time (a (site, right-hand side) an index, its 24 reals a line
+// apart each: 2.4-2.6x slower, VM, 16^3x32 vnode double <-> single). On a GPU one index is one lane,
+// so the threads of a warp store adjacent reals (a group an index: 0.25 ms for 32^4 vnode double ->
 // single on an H200, 0.6 TB/s), and a lane loads its 24 reals before it stores any: the compiler
 // cannot move a load past a store to a buffer that may be the same, and a load after each store
 // made vnode's fold of x_s into x 1.1x slower (0.161 against 0.144 ms; H200, 32^4 mixed CG).
 template <class Space, class Load, class Store>
 void for_each_real_pair(const char* label, const SpinorSlots& from, const SpinorSlots& to, index_t sites, int nrhs, const Load& load,
-                        const Store& store) {
+                        const Store& store, double* sum = nullptr) {
   constexpr int kMaxLanes = 16;  // KernelLayout's widest
   constexpr bool lane_per_index = !std::is_same_v<Space, HostSpace>;
   const int lanes = to.lanes;
@@ -229,7 +230,7 @@ void for_each_real_pair(const char* label, const SpinorSlots& from, const Spinor
   const int blocks = to.folded ? nrhs : nrhs / lanes;  // groups a destination site (not folded) or outer site
   const index_t groups = sites * nrhs / lanes;
   const SpinorSlots::ComponentOffsets to_offset = to.offsets(), from_offset = from.offsets();
-  parallel_for(label, RangePolicy<typename Space::execution_space>(lane_per_index ? groups * lanes : groups), DSLASH_LAMBDA(index_t i) {
+  const auto pairs = DSLASH_LAMBDA(index_t i, double& acc) {
     const index_t g = lane_per_index ? i / lanes : i;
     const int first = lane_per_index ? static_cast<int>(i % lanes) : 0, count = lane_per_index ? 1 : lanes;
     index_t to_base[kMaxLanes], from_base[kMaxLanes];
@@ -245,15 +246,24 @@ void for_each_real_pair(const char* label, const SpinorSlots& from, const Spinor
     if (lane_per_index) {  // (not constexpr: an extended lambda cannot first capture in one)
       decltype(load(index_t{}, index_t{})) v[24];
       for (int c = 0; c < 24; ++c) v[c] = load(to_base[0] + to_offset[c], from_base[0] + from_offset[c]);
-      for (int c = 0; c < 24; ++c) store(to_base[0] + to_offset[c], from_base[0] + from_offset[c], v[c]);
+      for (int c = 0; c < 24; ++c) store(to_base[0] + to_offset[c], from_base[0] + from_offset[c], v[c], acc);
     } else {
       for (int c = 0; c < 24; ++c)
         for (int k = 0; k < count; ++k) {
           const index_t o = to_base[k] + to_offset[c], f = from_base[k] + from_offset[c];
-          store(o, f, load(o, f));
+          store(o, f, load(o, f), acc);
         }
     }
-  });
+  };
+  const RangePolicy<typename Space::execution_space> policy(lane_per_index ? groups * lanes : groups);
+  if (sum != nullptr) {
+    parallel_reduce(label, policy, DSLASH_LAMBDA(index_t i, double& acc) { pairs(i, acc); }, *sum);
+  } else {
+    parallel_for(label, policy, DSLASH_LAMBDA(index_t i) {
+      double unused = 0;
+      pairs(i, unused);
+    });
+  }
 }
 
 }  // namespace eo_wilson_detail
@@ -269,7 +279,7 @@ void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWi
   To* out = dst.data();
   eo_wilson_detail::for_each_real_pair<Space>("convert_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
                                               DSLASH_LAMBDA(index_t, index_t i) { return static_cast<To>(in[i]); },
-                                              DSLASH_LAMBDA(index_t o, index_t, To v) { out[o] = v; });
+                                              DSLASH_LAMBDA(index_t o, index_t, To v, double&) { out[o] = v; });
 }
 
 template <class To, class From, class Space>
@@ -283,10 +293,56 @@ void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename Even
   To* out = y.data();
   eo_wilson_detail::for_each_real_pair<Space>("add_and_zero_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
                                               DSLASH_LAMBDA(index_t o, index_t i) { return out[o] + static_cast<To>(in[i]); },
-                                              DSLASH_LAMBDA(index_t o, index_t i, To v) {
+                                              DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
                                                 out[o] = v;
                                                 in[i] = From(0);
                                               });
+}
+
+template <class To, class From, class Space>
+void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, DeviceRatio<From> c,
+                  const typename EvenOddWilson<From, Space>::vector_type& p, const EvenOddWilson<To, Space>& op_to,
+                  const typename EvenOddWilson<To, Space>::vector_type& y) {
+  if (op_from.complex_layout() == op_to.complex_layout()) {
+    add_and_zero(x, c, p, y);
+    return;
+  }
+  From* in = x.data();
+  const From* term = p.data();
+  To* out = y.data();
+  const auto add = DSLASH_LAMBDA(index_t o, index_t i, To cv) { return out[o] + static_cast<To>(in[i]) + cv * static_cast<To>(term[i]); };
+  const auto store = DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
+    out[o] = v;
+    in[i] = From(0);
+  };
+  const char* label = "add_axpy_and_zero_layout";
+  if constexpr (Space::host_accessible) {  // the coefficient read once
+    const To cv = static_cast<To>(c());
+    eo_wilson_detail::for_each_real_pair<Space>(label, op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
+                                                DSLASH_LAMBDA(index_t o, index_t i) { return add(o, i, cv); }, store);
+  } else {  // by each lane, before its stores: the compiler keeps it out of the loop
+    eo_wilson_detail::for_each_real_pair<Space>(label, op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
+                                                DSLASH_LAMBDA(index_t o, index_t i) { return add(o, i, static_cast<To>(c())); }, store);
+  }
+}
+
+template <class To, class From, class Space>
+double convert_difference(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x,
+                          const typename EvenOddWilson<From, Space>::vector_type& y, const EvenOddWilson<To, Space>& op_to,
+                          const typename EvenOddWilson<To, Space>::vector_type& dst) {
+  if (op_from.complex_layout() == op_to.complex_layout()) return op_from.global_sum(convert_difference_norm2(x, y, dst));
+  const From* xp = x.data();
+  const From* yp = y.data();
+  To* out = dst.data();
+  double sum = 0;
+  eo_wilson_detail::for_each_real_pair<Space>("convert_difference_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(),
+                                              op_from.config().nrhs, DSLASH_LAMBDA(index_t, index_t i) { return xp[i] - yp[i]; },
+                                              DSLASH_LAMBDA(index_t o, index_t, From d, double& acc) {
+                                                acc += static_cast<double>(d) * static_cast<double>(d);
+                                                out[o] = static_cast<To>(d);
+                                              },
+                                              &sum);
+  return op_from.global_sum(sum);
 }
 
 }  // namespace dslash

@@ -1,6 +1,6 @@
 #pragma once
-// convert() and add_and_zero() between a double and a single-precision operator's buffers, checked
-// the same way on every backend. Where the two layouts differ (vnode and mrhs fold a different
+// convert(), add_and_zero() and convert_difference() between a double and a single-precision
+// operator's buffers, checked the same way on every backend. Where the two layouts differ (vnode and mrhs fold a different
 // number of lanes in each precision) the values move through the layouts' slots; where they do not
 // (naive) element by element. Both are exact: rounding to single is the fields' own, and an
 // increment folded into double is y + x in double.
@@ -8,9 +8,11 @@
 
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "dslash/lattice/field_ops.hpp"
+#include "solvers/device_sums.hpp"
 #include "solvers/wilson_operator.hpp"
 #include "test_support.hpp"
 
@@ -88,6 +90,59 @@ void expect_add_and_zero(const EvenOddWilson<double, Space>& op_d, const EvenOdd
   expect_sum(true);
   const auto zh = on_host(zd);
   for (std::size_t j = 0; j < zh.size(); ++j) ASSERT_EQ(zh.data()[j], 0.0) << "real " << j;
+
+  // With a pending term c p, c = -3/4 read from sums where the pass runs: y + x + c p, whose c p is
+  // exact in double, so that a fused multiply-add rounds it as the sum below does.
+  const std::vector<SpinorField<float>> p = gaussians<float>(g, Subset::Even, nrhs, seed + 200);
+  const auto pf = op_f.allocate("p");
+  op_f.pack(x, xf);
+  op_f.pack(p, pf);
+  op_d.pack(y, yd);
+  DeviceSums<Space> sums(2);
+  sums.set(0, 3.0);
+  sums.set(1, 4.0);
+  add_and_zero(op_f, xf, DeviceRatio<float>{-1.0f, sums.on_device(0), sums.on_device(1)}, pf, op_d, yd);
+  op_d.unpack(yd, sum);
+  for (int r = 0; r < nrhs; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    for (site_t site = 0; site < y[k].sites(); ++site)
+      for (int s = 0; s < 4; ++s)
+        for (int c = 0; c < 3; ++c) {
+          const std::complex<double> expected = y[k](site, s, c) + std::complex<double>(x[k](site, s, c)) - 0.75 * std::complex<double>(p[k](site, s, c));
+          ASSERT_EQ(sum[k](site, s, c), expected) << "rhs " << r << " site " << site;
+        }
+  }
+  const auto xh2 = on_host(xf);
+  for (std::size_t j = 0; j < xh2.size(); ++j) ASSERT_EQ(xh2.data()[j], 0.0f) << "real " << j << " of the increment";
+}
+
+// convert_difference() writes x - y rounded to single into the single operator's layout and returns
+// ||x - y||^2 in double, whose terms it may add in any order: within (n - 1) eps of the sum.
+template <class Space>
+void expect_convert_difference(const EvenOddWilson<double, Space>& op_d, const EvenOddWilson<float, Space>& op_f, std::uint64_t seed) {
+  const Geometry& g = op_d.geometry();
+  const int nrhs = op_d.config().nrhs;
+  const std::vector<SpinorField<double>> x = gaussians(g, Subset::Even, nrhs, seed), y = gaussians(g, Subset::Even, nrhs, seed + 1);
+  const auto xd = op_d.allocate("x"), yd = op_d.allocate("y");
+  const auto df = op_f.allocate("difference");
+  op_d.pack(x, xd);
+  op_d.pack(y, yd);
+  const double norm2 = convert_difference(op_d, xd, yd, op_f, df);
+  std::vector<SpinorField<float>> got = empty_fields<float>(g, Subset::Even, nrhs);
+  op_f.unpack(df, got);
+  double expected_norm2 = 0, terms = 0;
+  for (int r = 0; r < nrhs; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    for (site_t site = 0; site < x[k].sites(); ++site)
+      for (int s = 0; s < 4; ++s)
+        for (int c = 0; c < 3; ++c) {
+          const std::complex<double> d = x[k](site, s, c) - y[k](site, s, c);
+          ASSERT_EQ(got[k](site, s, c), std::complex<float>(d)) << "rhs " << r << " site " << site;
+          expected_norm2 += std::norm(d);
+          terms += 2;
+        }
+  }
+  EXPECT_NEAR(norm2, expected_norm2, terms * std::numeric_limits<double>::epsilon() * expected_norm2);
 }
 
 }  // namespace dslash::test

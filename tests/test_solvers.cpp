@@ -520,6 +520,16 @@ TEST(EvenOddWilson, AddAndZeroFoldsAnIncrementIntoAVector) {
   }
 }
 
+TEST(EvenOddWilson, ConvertDifferenceTakesAResidualToSinglePrecisionWithItsNorm) {
+  constexpr double kMass = 0.1;
+  const GaugeField<double> u = random_gauge(kFoldable, 14);
+  for (DslashConfig config : configs()) {
+    if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));
+    SCOPED_TRACE(to_string(config.kernel));
+    test::expect_convert_difference(EvenOddWilson<double>(u, kMass, config), EvenOddWilson<float>(convert_precision<float>(u), kMass, config), 60);
+  }
+}
+
 TEST(EvenOddWilson, RefusesANonPositiveDiagonal) {
   const GaugeField<double> u = random_gauge(kSmallLattice, 1);
   EXPECT_THROW(EvenOddWilson<double>(u, -4.0, {}), std::invalid_argument);

@@ -235,7 +235,7 @@ TEST_F(CudaOperator, HopClockWaitsForTheHopsOfEveryStream) {
   EXPECT_EQ(big.dslash_count(), 10);
 }
 
-// convert() and add_and_zero() between the double and single operators' device buffers: vnode (4
+// convert(), add_and_zero() and convert_difference() between the double and single operators' device buffers: vnode (4
 // lanes in double, 8 in single on the GPU), mrhs (8 right-hand sides: one block of each width) and
 // naive (one layout), exactly as on the CPU.
 TEST_F(CudaOperator, ConvertAndAddAndZeroMoveBuffersBetweenPrecisions) {
@@ -250,6 +250,7 @@ TEST_F(CudaOperator, ConvertAndAddAndZeroMoveBuffersBetweenPrecisions) {
     const EvenOddWilson<float, CudaSpace> op_f(convert_precision<float>(u), kMass, config);
     test::expect_convert_between_precisions(op_d, op_f, 80);
     test::expect_add_and_zero(op_d, op_f, 90);
+    test::expect_convert_difference(op_d, op_f, 100);
   }
 }
 
