@@ -209,8 +209,8 @@ namespace eo_wilson_detail {
 
 // For every real of an even buffer, between two layouts of it: v = load(to_index, from_index), then
 // store(to_index, from_index, v, acc), where acc sums into *sum (a double: the pass is then a
-// parallel_reduce) or is thrown away (sum null). The destination's lanes are a group whose reals lie
-// side by side component by component: the W lanes of an outer site (vnode: sites site_of_slot[o W
+// parallel_reduce) or is thrown away (sum null). The walked layout's lanes (below) are a group whose
+// reals lie side by side component by component: the W lanes of an outer site (vnode: sites site_of_slot[o W
 // + l]) or of a block of right-hand sides (mrhs: right-hand sides b W + l of one site). On a CPU one
 // launch index is a whole group: the lanes' sources are found once, and the stores go in the
 // destination's order, a cache line at a time (a (site, right-hand side) an index, its 24 reals a line
@@ -224,10 +224,15 @@ void for_each_real_pair(const char* label, const SpinorSlots& from, const Spinor
                         const Store& store, double* sum = nullptr) {
   constexpr int kMaxLanes = 16;  // KernelLayout's widest
   constexpr bool lane_per_index = !std::is_same_v<Space, HostSpace>;
-  const int lanes = to.lanes;
-  if (lanes > kMaxLanes || (!to.folded && nrhs % lanes != 0))
+  // The layout whose slots the indices walk: the destination's, but on a GPU between two folded
+  // layouts the one with more lanes (single precision), so that a warp's 32 lanes cover whole outer
+  // sites of it and the fewer-lane side's in pairs: walked the other way a warp reads half of each
+  // single-precision segment, whose other half another warp, far off, reads again.
+  const SpinorSlots walk = lane_per_index && from.folded && to.folded && from.lanes > to.lanes ? from : to;
+  const int lanes = walk.lanes;
+  if (lanes > kMaxLanes || (!walk.folded && nrhs % lanes != 0))
     throw std::logic_error("EvenOddWilson: a layout of " + std::to_string(lanes) + " lanes for " + std::to_string(nrhs) + " right-hand sides");
-  const int blocks = to.folded ? nrhs : nrhs / lanes;  // groups a destination site (not folded) or outer site
+  const int blocks = walk.folded ? nrhs : nrhs / lanes;  // groups a site (not folded) or outer site
   const index_t groups = sites * nrhs / lanes;
   const SpinorSlots::ComponentOffsets to_offset = to.offsets(), from_offset = from.offsets();
   const auto pairs = DSLASH_LAMBDA(index_t i, double& acc) {
@@ -238,8 +243,8 @@ void for_each_real_pair(const char* label, const SpinorSlots& from, const Spinor
     const int block = static_cast<int>(g % blocks);
     for (int k = 0; k < count; ++k) {
       const int l = first + k;
-      const index_t site = to.folded ? to.site_of_slot[outer * lanes + l] : outer;
-      const int r = to.folded ? block : block * lanes + l;
+      const index_t site = walk.folded ? walk.site_of_slot[outer * lanes + l] : outer;
+      const int r = walk.folded ? block : block * lanes + l;
       to_base[k] = to.index(site, r, 0);
       from_base[k] = from.index(site, r, 0);
     }
