@@ -498,36 +498,32 @@ TEST(EvenOddWilson, PrepareAndReconstructInvertTheBlocks) {
   EXPECT_LT(relative_difference(x_odd[0], parts[1]), 1e-12);
 }
 
-// convert() and add_and_zero() move even buffers between precisions and their layouts (the SIMD
-// lane counts differ) on the buffers' own memory space: exactly (tests/layout_move_check.hpp).
-TEST(EvenOddWilson, ConvertMovesBuffersBetweenPrecisions) {
+// Runs check(op_double, op_single) for each family's configuration on a random gauge field (mrhs
+// with a multiple of both SIMD widths of right-hand sides).
+template <class Check>
+void for_each_precision_pair(std::uint64_t gauge_seed, const Check& check) {
   constexpr double kMass = 0.1;
-  const GaugeField<double> u = random_gauge(kFoldable, 12);
+  const GaugeField<double> u = random_gauge(kFoldable, gauge_seed);
   for (DslashConfig config : configs()) {
-    if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));  // a multiple of both widths
+    if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));
     SCOPED_TRACE(to_string(config.kernel));
-    test::expect_convert_between_precisions(EvenOddWilson<double>(u, kMass, config), EvenOddWilson<float>(convert_precision<float>(u), kMass, config), 40);
+    check(EvenOddWilson<double>(u, kMass, config), EvenOddWilson<float>(convert_precision<float>(u), kMass, config));
   }
+}
+
+// convert(), add_and_zero() and convert_difference() move even buffers between precisions and their
+// layouts (the SIMD lane counts differ) on the buffers' own memory space: exactly, but for the
+// order of a norm's terms (tests/layout_move_check.hpp).
+TEST(EvenOddWilson, ConvertMovesBuffersBetweenPrecisions) {
+  for_each_precision_pair(12, [](const auto& op_d, const auto& op_f) { test::expect_convert_between_precisions(op_d, op_f, 40); });
 }
 
 TEST(EvenOddWilson, AddAndZeroFoldsAnIncrementIntoAVector) {
-  constexpr double kMass = 0.1;
-  const GaugeField<double> u = random_gauge(kFoldable, 13);
-  for (DslashConfig config : configs()) {
-    if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));
-    SCOPED_TRACE(to_string(config.kernel));
-    test::expect_add_and_zero(EvenOddWilson<double>(u, kMass, config), EvenOddWilson<float>(convert_precision<float>(u), kMass, config), 50);
-  }
+  for_each_precision_pair(13, [](const auto& op_d, const auto& op_f) { test::expect_add_and_zero(op_d, op_f, 50); });
 }
 
 TEST(EvenOddWilson, ConvertDifferenceTakesAResidualToSinglePrecisionWithItsNorm) {
-  constexpr double kMass = 0.1;
-  const GaugeField<double> u = random_gauge(kFoldable, 14);
-  for (DslashConfig config : configs()) {
-    if (config.kernel == KernelFamily::Mrhs) config.nrhs = simd_lanes(config.isa, sizeof(float));
-    SCOPED_TRACE(to_string(config.kernel));
-    test::expect_convert_difference(EvenOddWilson<double>(u, kMass, config), EvenOddWilson<float>(convert_precision<float>(u), kMass, config), 60);
-  }
+  for_each_precision_pair(14, [](const auto& op_d, const auto& op_f) { test::expect_convert_difference(op_d, op_f, 60); });
 }
 
 TEST(EvenOddWilson, RefusesANonPositiveDiagonal) {
