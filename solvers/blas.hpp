@@ -114,8 +114,9 @@ DSLASH_INLINE_FUNCTION Real value(const DeviceRatio<Real>& a) {
 template <class Space, class... A>
 inline constexpr bool reads_ratio_on_host = Space::host_accessible && (!std::is_arithmetic_v<A> || ...);
 
-template <class Real, class Space>
-void check_same_size(const View<Real, 1, LayoutRight, Space>& x, const View<Real, 1, LayoutRight, Space>& y) {
+// (Buffers of any precisions: a conversion's two as well.)
+template <class X, class Y, class Space>
+void check_same_size(const View<X, 1, LayoutRight, Space>& x, const View<Y, 1, LayoutRight, Space>& y) {
   if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
 }
 template <class Real, class Space>
@@ -180,7 +181,7 @@ void reduce_groups(const char* label, index_t n, const F& f, Sum& sum) {
 // y = x, converting between precisions (buffers of the same layout, element by element)
 template <class To, class From, class Space>
 void convert_copy(const View<From, 1, LayoutRight, Space>& x, const View<To, 1, LayoutRight, Space>& y) {
-  if (x.size() != y.size()) throw std::invalid_argument("blas: buffers \"" + x.label() + "\" and \"" + y.label() + "\" differ in size");
+  blas_detail::check_same_size(x, y);
   using Narrow = std::conditional_t<(sizeof(To) < sizeof(From)), To, From>;
   constexpr int K = blas_detail::kGroup<Narrow, Space>;
   const From* xp = x.data();
@@ -198,8 +199,8 @@ namespace blas_detail {
 // y += x (+ c p) and x = 0, in y's precision; p is read only where there is a term.
 template <bool kTerm, class To, class From, class Space, class C>
 void add_and_zero_pass(const View<From, 1, LayoutRight, Space>& x, C c, const View<From, 1, LayoutRight, Space>& p, const View<To, 1, LayoutRight, Space>& y) {
-  if (x.size() != y.size() || x.size() != p.size())
-    throw std::invalid_argument("blas: buffers \"" + x.label() + "\", \"" + p.label() + "\" and \"" + y.label() + "\" differ in size");
+  check_same_size(x, p);
+  check_same_size(x, y);
   using Narrow = std::conditional_t<(sizeof(To) < sizeof(From)), To, From>;
   constexpr int K = kGroup<Narrow, Space>;
   From* xp = x.data();
@@ -244,8 +245,8 @@ void add_and_zero(const View<From, 1, LayoutRight, Space>& x, C c, const View<Fr
 template <class To, class From, class Space>
 double convert_difference_norm2(const View<From, 1, LayoutRight, Space>& x, const View<From, 1, LayoutRight, Space>& y,
                                 const View<To, 1, LayoutRight, Space>& z) {
-  if (x.size() != y.size() || x.size() != z.size())
-    throw std::invalid_argument("blas: buffers \"" + x.label() + "\", \"" + y.label() + "\" and \"" + z.label() + "\" differ in size");
+  blas_detail::check_same_size(x, y);
+  blas_detail::check_same_size(x, z);
   using Narrow = std::conditional_t<(sizeof(To) < sizeof(From)), To, From>;
   constexpr int K = blas_detail::kGroup<Narrow, Space>;
   const From* xp = x.data();

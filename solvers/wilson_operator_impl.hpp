@@ -271,6 +271,13 @@ void for_each_real_pair(const char* label, const SpinorSlots& from, const Spinor
   }
 }
 
+// The same between two operators' even buffers, op_from's into op_to's.
+template <class To, class From, class Space, class Load, class Store>
+void for_each_real_pair(const char* label, const EvenOddWilson<From, Space>& op_from, const EvenOddWilson<To, Space>& op_to, const Load& load,
+                        const Store& store, double* sum = nullptr) {
+  for_each_real_pair<Space>(label, op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs, load, store, sum);
+}
+
 }  // namespace eo_wilson_detail
 
 template <class To, class From, class Space>
@@ -282,9 +289,8 @@ void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWi
   }
   const From* in = src.data();
   To* out = dst.data();
-  eo_wilson_detail::for_each_real_pair<Space>("convert_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
-                                              DSLASH_LAMBDA(index_t, index_t i) { return static_cast<To>(in[i]); },
-                                              DSLASH_LAMBDA(index_t o, index_t, To v, double&) { out[o] = v; });
+  eo_wilson_detail::for_each_real_pair("convert_layout", op_from, op_to, DSLASH_LAMBDA(index_t, index_t i) { return static_cast<To>(in[i]); },
+                                       DSLASH_LAMBDA(index_t o, index_t, To v, double&) { out[o] = v; });
 }
 
 template <class To, class From, class Space>
@@ -296,12 +302,11 @@ void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename Even
   }
   From* in = x.data();
   To* out = y.data();
-  eo_wilson_detail::for_each_real_pair<Space>("add_and_zero_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
-                                              DSLASH_LAMBDA(index_t o, index_t i) { return out[o] + static_cast<To>(in[i]); },
-                                              DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
-                                                out[o] = v;
-                                                in[i] = From(0);
-                                              });
+  eo_wilson_detail::for_each_real_pair("add_and_zero_layout", op_from, op_to, DSLASH_LAMBDA(index_t o, index_t i) { return out[o] + static_cast<To>(in[i]); },
+                                       DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
+                                         out[o] = v;
+                                         in[i] = From(0);
+                                       });
 }
 
 template <class To, class From, class Space>
@@ -315,20 +320,20 @@ void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename Even
   From* in = x.data();
   const From* term = p.data();
   To* out = y.data();
-  const auto add = DSLASH_LAMBDA(index_t o, index_t i, To cv) { return out[o] + static_cast<To>(in[i]) + cv * static_cast<To>(term[i]); };
-  const auto store = DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
-    out[o] = v;
-    in[i] = From(0);
-  };
-  const char* label = "add_axpy_and_zero_layout";
-  if constexpr (Space::host_accessible) {  // the coefficient read once
-    const To cv = static_cast<To>(c());
-    eo_wilson_detail::for_each_real_pair<Space>(label, op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
-                                                DSLASH_LAMBDA(index_t o, index_t i) { return add(o, i, cv); }, store);
-  } else {  // by each lane, before its stores: the compiler keeps it out of the loop
-    eo_wilson_detail::for_each_real_pair<Space>(label, op_from.slots(), op_to.slots(), op_from.geometry().half_volume(), op_from.config().nrhs,
-                                                DSLASH_LAMBDA(index_t o, index_t i) { return add(o, i, static_cast<To>(c())); }, store);
-  }
+  // On the host the coefficient is read once; on a GPU by each lane, before its stores, which keeps
+  // it out of the lane's loop.
+  const auto coefficient = [&] {
+    if constexpr (Space::host_accessible) return c();
+    else return c;
+  }();
+  eo_wilson_detail::for_each_real_pair("add_axpy_and_zero_layout", op_from, op_to,
+                                       DSLASH_LAMBDA(index_t o, index_t i) {
+                                         return out[o] + static_cast<To>(in[i]) + static_cast<To>(blas_detail::value(coefficient)) * static_cast<To>(term[i]);
+                                       },
+                                       DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
+                                         out[o] = v;
+                                         in[i] = From(0);
+                                       });
 }
 
 template <class To, class From, class Space>
@@ -340,13 +345,12 @@ double convert_difference(const EvenOddWilson<From, Space>& op_from, const typen
   const From* yp = y.data();
   To* out = dst.data();
   double sum = 0;
-  eo_wilson_detail::for_each_real_pair<Space>("convert_difference_layout", op_from.slots(), op_to.slots(), op_from.geometry().half_volume(),
-                                              op_from.config().nrhs, DSLASH_LAMBDA(index_t, index_t i) { return xp[i] - yp[i]; },
-                                              DSLASH_LAMBDA(index_t o, index_t, From d, double& acc) {
-                                                acc += static_cast<double>(d) * static_cast<double>(d);
-                                                out[o] = static_cast<To>(d);
-                                              },
-                                              &sum);
+  eo_wilson_detail::for_each_real_pair("convert_difference_layout", op_from, op_to, DSLASH_LAMBDA(index_t, index_t i) { return xp[i] - yp[i]; },
+                                       DSLASH_LAMBDA(index_t o, index_t, From d, double& acc) {
+                                         acc += static_cast<double>(d) * static_cast<double>(d);
+                                         out[o] = static_cast<To>(d);
+                                       },
+                                       &sum);
   return op_from.global_sum(sum);
 }
 

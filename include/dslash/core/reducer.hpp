@@ -22,10 +22,6 @@ struct Sum<std::array<T, N>> {
   }
 };
 
-}  // namespace dslash
-
-namespace dslash {
-
 // Where a reduction leaves its total when its caller does not wait for it (Kokkos's reduce into a
 // View): `device` in the execution space's memory, for later launches on the same stream to read,
 // and, where set, `host`, memory the host reads after a fence (on a GPU, page-locked and mapped). On a
