@@ -39,10 +39,10 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
       sloppy.apply_norm2(p, q, false, sums, kMp);  // q = M p
       const DeviceRatio<Sloppy> alpha{1, sums.on_device(gamma), sums.on_device(kMp)};
       sloppy.axpby_norm2(DeviceRatio<Sloppy>{-1, alpha.num, alpha.den}, q, Sloppy(1), r, sums, kR);  // r -= alpha q
-      const double rr = sums.read(kR);  // the iteration's wait; the other sums are in by then
+      const double rr = sums.read(kR);  // the iteration's one wait; the other sums are in by then
       // Only for a singular M: r != 0 with M^dagger r = 0, or p != 0 with M p = 0 (alpha then read
       // as zero, and r is unchanged).
-      if (const double g = sums.read(gamma), mp = sums.read(kMp); g == 0 || mp == 0) {
+      if (const double g = sums.read_without_wait(gamma), mp = sums.read_without_wait(kMp); g == 0 || mp == 0) {
         result.breakdown = g == 0 ? "M^dagger r is zero" : "M p is zero";
         break;
       }

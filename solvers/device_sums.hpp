@@ -26,6 +26,8 @@ class DeviceSums {
   const double* on_device(int i) const { return at(i); }
   // Sum i, once the launches so far have ended.
   double read(int i) const { return *at(i); }
+  // Sum i without a wait: right for a sum whose reduction was launched before the last read().
+  double read_without_wait(int i) const { return *at(i); }
   // Sum i = value: a sum made on the host (over MPI ranks) from reductions that have ended.
   void set(int i, double value) const { *at(i) = value; }
 
@@ -57,6 +59,12 @@ class DeviceSums<CudaSpace> {
   double read(int i) const {
     check(i);
     cuda::check(cudaStreamSynchronize(cuda::current_stream()), "cudaStreamSynchronize (a solver's pass failed)");
+    return read_without_wait(i);
+  }
+  // A second read after one wait costs another round trip to the driver (an idle stream's
+  // synchronize): sums launched before the last read() are in its host copies already.
+  double read_without_wait(int i) const {
+    check(i);
     return static_cast<const double*>(copies_.get())[i];
   }
   // For a sum made on the host from reductions that have ended (none still writing sum i): the copy

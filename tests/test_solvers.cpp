@@ -133,11 +133,13 @@ TEST(Blas, CoefficientsReadFromSumsAreTheQuotient) {
   axpby_norm2(minus_two_thirds, x, 1.0f, y, sums.into(2));
   const double expect = axpby_norm2(-static_cast<float>(2.0 / 3.0), x, 1.0f, y2);
   EXPECT_EQ(sums.read(2), expect);
+  EXPECT_EQ(sums.read_without_wait(0), 2.0);
   for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y.data()[i], y2.data()[i]) << i;
   sums.set(1, 0.0);
   xpay(x, minus_two_thirds, y);  // y = x + 0 y
   for (std::size_t i = 0; i < y.size(); ++i) ASSERT_EQ(y.data()[i], x.data()[i]) << i;
   EXPECT_THROW(sums.read(3), std::out_of_range);
+  EXPECT_THROW(sums.read_without_wait(-1), std::out_of_range);
 }
 
 // A pass's groups (on a GPU 16 bytes of reals an index, n/K apart) cover every element once,

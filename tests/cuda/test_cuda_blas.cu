@@ -156,6 +156,9 @@ void ratio_passes() {
   same(given.dy, read.dy, "y");
   same(given.dz, read.dz, "x");
   EXPECT_NEAR(sums.read(2), given_norm, static_cast<double>(n) * std::numeric_limits<double>::epsilon() * given_norm) << "axpby_norm2's sum left in memory";
+  // Sums launched before a read() are in without another wait: the set ones, and the reduction's.
+  EXPECT_EQ(sums.read_without_wait(2), sums.read(2));
+  EXPECT_EQ(sums.read_without_wait(1), -8.0);
   const HostBuffer<Real> before = values<Real>(n, 2);
   Buffers<Real> zero(n);
   axpby(by_zero, zero.dx, Real(1), zero.dy);
