@@ -293,28 +293,16 @@ void convert(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWi
                                        DSLASH_LAMBDA(index_t o, index_t, To v, double&) { out[o] = v; });
 }
 
-template <class To, class From, class Space>
-void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, const EvenOddWilson<To, Space>& op_to,
-                  const typename EvenOddWilson<To, Space>::vector_type& y) {
+namespace eo_wilson_detail {
+// y += x (+ c p) and x = 0 between two operators' layouts: add_and_zero's two forms; p is read only
+// where there is a term (as blas_detail::add_and_zero_pass in one layout).
+template <bool kTerm, class To, class From, class Space, class C>
+void add_and_zero_layouts(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, C c,
+                          const typename EvenOddWilson<From, Space>::vector_type& p, const EvenOddWilson<To, Space>& op_to,
+                          const typename EvenOddWilson<To, Space>::vector_type& y) {
   if (op_from.complex_layout() == op_to.complex_layout()) {
-    add_and_zero(x, y);
-    return;
-  }
-  From* in = x.data();
-  To* out = y.data();
-  eo_wilson_detail::for_each_real_pair("add_and_zero_layout", op_from, op_to, DSLASH_LAMBDA(index_t o, index_t i) { return out[o] + static_cast<To>(in[i]); },
-                                       DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
-                                         out[o] = v;
-                                         in[i] = From(0);
-                                       });
-}
-
-template <class To, class From, class Space>
-void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, DeviceRatio<From> c,
-                  const typename EvenOddWilson<From, Space>::vector_type& p, const EvenOddWilson<To, Space>& op_to,
-                  const typename EvenOddWilson<To, Space>::vector_type& y) {
-  if (op_from.complex_layout() == op_to.complex_layout()) {
-    add_and_zero(x, c, p, y);
+    if constexpr (kTerm) add_and_zero(x, c, p, y);
+    else add_and_zero(x, y);
     return;
   }
   From* in = x.data();
@@ -323,17 +311,33 @@ void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename Even
   // On the host the coefficient is read once; on a GPU by each lane, before its stores, which keeps
   // it out of the lane's loop.
   const auto coefficient = [&] {
-    if constexpr (Space::host_accessible) return c();
+    if constexpr (Space::host_accessible) return blas_detail::value(c);
     else return c;
   }();
-  eo_wilson_detail::for_each_real_pair("add_axpy_and_zero_layout", op_from, op_to,
-                                       DSLASH_LAMBDA(index_t o, index_t i) {
-                                         return out[o] + static_cast<To>(in[i]) + static_cast<To>(blas_detail::value(coefficient)) * static_cast<To>(term[i]);
-                                       },
-                                       DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
-                                         out[o] = v;
-                                         in[i] = From(0);
-                                       });
+  for_each_real_pair(kTerm ? "add_axpy_and_zero_layout" : "add_and_zero_layout", op_from, op_to,
+                     DSLASH_LAMBDA(index_t o, index_t i) {
+                       To v = out[o] + static_cast<To>(in[i]);
+                       if (kTerm) v += static_cast<To>(blas_detail::value(coefficient)) * static_cast<To>(term[i]);  // (not constexpr: an extended lambda)
+                       return v;
+                     },
+                     DSLASH_LAMBDA(index_t o, index_t i, To v, double&) {
+                       out[o] = v;
+                       in[i] = From(0);
+                     });
+}
+}  // namespace eo_wilson_detail
+
+template <class To, class From, class Space>
+void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, const EvenOddWilson<To, Space>& op_to,
+                  const typename EvenOddWilson<To, Space>::vector_type& y) {
+  eo_wilson_detail::add_and_zero_layouts<false>(op_from, x, From(0), x, op_to, y);
+}
+
+template <class To, class From, class Space>
+void add_and_zero(const EvenOddWilson<From, Space>& op_from, const typename EvenOddWilson<From, Space>::vector_type& x, DeviceRatio<From> c,
+                  const typename EvenOddWilson<From, Space>::vector_type& p, const EvenOddWilson<To, Space>& op_to,
+                  const typename EvenOddWilson<To, Space>::vector_type& y) {
+  eo_wilson_detail::add_and_zero_layouts<true>(op_from, x, c, p, op_to, y);
 }
 
 template <class To, class From, class Space>

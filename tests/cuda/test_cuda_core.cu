@@ -268,6 +268,20 @@ TEST_F(CudaCore, AReductionLeftRunningOnOneStreamKeepsItsPartials) {
   EXPECT_EQ(got[1], 0) << "quick reductions on the other stream came back wrong";
 }
 
+// A stream's reduction scratch (1 MiB of device memory) ends with the stream: a hundred streams made,
+// reduced on and ended leave the thread holding the scratches it held before.
+TEST_F(CudaCore, AStreamsReductionScratchEndsWithIt) {
+  ASSERT_EQ(range_sum(1000), 999LL * 1000 / 2);  // the default stream's, kept
+  const std::size_t before = backend::cuda_detail::ReduceScratch::held();
+  for (int i = 0; i < 100; ++i) {
+    cuda::Stream stream;
+    cuda::StreamScope on(stream.get());
+    ASSERT_EQ(range_sum(1000), 999LL * 1000 / 2) << "stream " << i;
+    ASSERT_EQ(backend::cuda_detail::ReduceScratch::held(), before + 1) << "stream " << i;
+  }
+  EXPECT_EQ(backend::cuda_detail::ReduceScratch::held(), before);
+}
+
 TEST_F(CudaCore, DeviceAllocationThatDoesNotFitSaysHowMuchIsFree) {
   try {
     View<char, 1, LayoutRight, CudaSpace> huge("huge", std::size_t{1} << 50);

@@ -243,18 +243,27 @@ __global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, ReduceTarget<T>
 // Device memory for the partials and the block count, and page-locked host memory for the total,
 // kept between reductions (a cudaMalloc / cudaFree pair per reduction synchronised the device and
 // cost more than the sum). One per host thread and stream: a reduction that returns before its total
-// is in (ReduceInto) may still be running when the thread launches one on another stream. The driver
-// reclaims them at exit. Each starts at a size that every reduction of the solvers fits (1 MiB holds
-// 24-byte partials of 43 K blocks): regrown for a wider sum type, the free and page-locked allocation
-// stalled a solve 1.5-2.3 ms.
+// is in (ReduceInto) may still be running when the thread launches one on another stream. Freed when
+// its cuda::Stream ends on that thread (cudaFree waits for the device), else at the thread's exit.
+// Each starts at a size that every reduction of the solvers fits (1 MiB holds 24-byte partials of
+// 43 K blocks): regrown for a wider sum type, the free and page-locked allocation stalled a solve
+// 1.5-2.3 ms.
 class ReduceScratch {
  public:
   static constexpr std::size_t kDeviceBytes = std::size_t{1} << 20, kHostBytes = 4096;
   static ReduceScratch& of(cudaStream_t stream) {
-    thread_local std::vector<std::pair<cudaStream_t, std::unique_ptr<ReduceScratch>>> scratch;  // a stream or two: a list
-    for (auto& [s, r] : scratch)
+    static const bool registered = (cuda::stream_end_hooks().push_back(&forget), true);
+    (void)registered;
+    for (auto& [s, r] : list())
       if (s == stream) return *r;
-    return *scratch.emplace_back(stream, std::make_unique<ReduceScratch>()).second;
+    return *list().emplace_back(stream, std::make_unique<ReduceScratch>()).second;
+  }
+  ReduceScratch() = default;
+  ReduceScratch(const ReduceScratch&) = delete;
+  ReduceScratch& operator=(const ReduceScratch&) = delete;
+  ~ReduceScratch() {  // (unchecked: at exit the runtime may be gone before the thread's list)
+    if (device_) cudaFree(device_);
+    if (blocks_done_) cudaFree(blocks_done_);
   }
   template <class T>
   ReduceTarget<T> target(unsigned blocks) {
@@ -271,12 +280,20 @@ class ReduceScratch {
     if (sizeof(T) > host_.bytes()) host_ = cuda::MappedHostBuffer(std::max(sizeof(T), kHostBytes));
     return {static_cast<T*>(device_), blocks_done_, static_cast<T*>(host_.on_device())};
   }
+  static std::size_t held() { return list().size(); }  // scratches this thread keeps, for the tests
   template <class T>
   T total() const {
     return *static_cast<const T*>(host_.get());
   }
 
  private:
+  using List = std::vector<std::pair<cudaStream_t, std::unique_ptr<ReduceScratch>>>;  // a stream or two: a list
+  static List& list() {
+    thread_local List scratch;
+    return scratch;
+  }
+  static void forget(cudaStream_t stream) { std::erase_if(list(), [&](const auto& entry) { return entry.first == stream; }); }
+
   void* device_ = nullptr;
   cuda::MappedHostBuffer host_;
   unsigned* blocks_done_ = nullptr;

@@ -13,6 +13,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace dslash {
 
@@ -113,6 +114,13 @@ class StreamScope {
   cudaStream_t previous_;
 };
 
+// What the backend keeps per stream and host thread (the reductions' scratch, cuda/parallel.hpp)
+// registers here how to drop it; a Stream's end calls each on the thread that ends it.
+inline std::vector<void (*)(cudaStream_t)>& stream_end_hooks() {
+  static std::vector<void (*)(cudaStream_t)> hooks;
+  return hooks;
+}
+
 // An owned stream. Blocking (it waits for the default stream, as cudaMemcpy's copies there), at a
 // priority: high lets short face kernels start ahead of a long interior kernel's remaining blocks.
 class Stream {
@@ -122,7 +130,10 @@ class Stream {
     check(cudaDeviceGetStreamPriorityRange(&least, &greatest), "cudaDeviceGetStreamPriorityRange");
     check(cudaStreamCreateWithPriority(&stream_, cudaStreamDefault, high_priority ? greatest : least), "cudaStreamCreateWithPriority");
   }
-  ~Stream() { cudaStreamDestroy(stream_); }
+  ~Stream() {
+    for (auto* hook : stream_end_hooks()) hook(stream_);
+    cudaStreamDestroy(stream_);
+  }
   Stream(const Stream&) = delete;
   Stream& operator=(const Stream&) = delete;
   cudaStream_t get() const { return stream_; }
