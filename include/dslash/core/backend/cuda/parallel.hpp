@@ -252,8 +252,7 @@ class ReduceScratch {
  public:
   static constexpr std::size_t kDeviceBytes = std::size_t{1} << 20, kHostBytes = 4096;
   static ReduceScratch& of(cudaStream_t stream) {
-    static const bool registered = (cuda::stream_end_hooks().push_back(&forget), true);
-    (void)registered;
+    cuda::stream_end_hook().store(&forget);
     for (auto& [s, r] : list())
       if (s == stream) return *r;
     return *list().emplace_back(stream, std::make_unique<ReduceScratch>()).second;

@@ -7,6 +7,7 @@
 //   CudaSpace  the memory space: device memory from cudaMalloc, never touched by the host
 // The parallel patterns themselves (core/backend/cuda/parallel.hpp) need nvcc.
 // Every CUDA runtime error becomes a std::runtime_error naming the call and the runtime's message.
+#include <atomic>
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -115,10 +116,11 @@ class StreamScope {
 };
 
 // What the backend keeps per stream and host thread (the reductions' scratch, cuda/parallel.hpp)
-// registers here how to drop it; a Stream's end calls each on the thread that ends it.
-inline std::vector<void (*)(cudaStream_t)>& stream_end_hooks() {
-  static std::vector<void (*)(cudaStream_t)> hooks;
-  return hooks;
+// sets here how to drop it; a Stream's end calls it on the thread that ends it. One hook, atomic:
+// it is set once, maybe while another thread ends a stream.
+inline std::atomic<void (*)(cudaStream_t)>& stream_end_hook() {
+  static std::atomic<void (*)(cudaStream_t)> hook{nullptr};
+  return hook;
 }
 
 // An owned stream. Blocking (it waits for the default stream, as cudaMemcpy's copies there), at a
@@ -131,7 +133,7 @@ class Stream {
     check(cudaStreamCreateWithPriority(&stream_, cudaStreamDefault, high_priority ? greatest : least), "cudaStreamCreateWithPriority");
   }
   ~Stream() {
-    for (auto* hook : stream_end_hooks()) hook(stream_);
+    if (auto* hook = stream_end_hook().load()) hook(stream_);
     cudaStreamDestroy(stream_);
   }
   Stream(const Stream&) = delete;
