@@ -1,5 +1,6 @@
 #pragma once
 // What every solver of solvers/ takes and reports.
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <optional>
@@ -47,6 +48,15 @@ struct SolverResult {
   // allocation. QUDA reports it apart (its preamble); so does `dslash solve`.
   double setup_seconds = 0;
 };
+
+// Whether the residual of x recomputed with the reference operator in double confirms a solve that
+// its solver calls converged: within 100x the tolerance (a single-precision solve: or 1e-4, its
+// rounding). Far past it the solver's operator is not M, and x is a wrong answer: session 27's GPU
+// ranks, whose kernel was given its halo but left out the halo's hops, "converged" in 48 iterations
+// to an x with a reference residual of 1e-1.
+inline bool reference_confirms(double reference_residual, double tolerance, bool single_precision) {
+  return reference_residual <= std::max(100 * tolerance, single_precision ? 1e-4 : 0.0);
+}
 
 // Runs allocate() (a solver's allocations, and their first touch) and adds its wall time, to the
 // end of any device work it started, to result.setup_seconds.

@@ -695,6 +695,18 @@ TEST(Cgnr, StartsFromZeroWithoutHopsAndFromAGuessAtItsResidual) {
 
 TEST(Cgnr, ZeroSourceGivesZero) { expect_zero_source_gives_zero(cg_double); }
 
+// `dslash solve` trusts a converged solve only where the reference operator's residual agrees: a
+// solve to 1e-10 whose x leaves 1e-1 (a kernel that dropped its halo's hops) is refused, rounding is not.
+TEST(SolverResult, TheReferenceResidualConfirmsAConvergedSolveOrNot) {
+  EXPECT_TRUE(reference_confirms(9.8e-11, 1e-10, false));
+  EXPECT_TRUE(reference_confirms(3e-9, 1e-10, false));  // a double solve's true residual a little past its iterated one
+  EXPECT_FALSE(reference_confirms(1.1e-1, 1e-10, false));
+  EXPECT_FALSE(reference_confirms(2e-8, 1e-10, false));
+  EXPECT_TRUE(reference_confirms(5e-5, 1e-6, true));  // single precision: its rounding
+  EXPECT_FALSE(reference_confirms(5e-2, 1e-6, true));
+  EXPECT_FALSE(reference_confirms(std::nan(""), 1e-10, false));
+}
+
 // With one operator for both precisions (a double or single solve) the solver iterates on x and r
 // themselves; with two operators it keeps an increment and a residual of its own and folds them in
 // at each update, as a mixed solve does. Of one precision the two are the same method: the same

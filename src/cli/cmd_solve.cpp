@@ -500,6 +500,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                                   {"dslash_applications", {{"double", in_double}, {"single", in_single}}}, {"dslash_gflops", gflops},
                                   {"dslash_s", dslash_s}, {"solve_over_dslash", over_dslash}, {"setup_s", setup_s},
                                   {"solve_over_dslash_without_setup", over_dslash_iterating}, {"true_residual", worst},
+                                  {"reference_confirms", reference_confirms(worst, o->tol, o->prec == "single")},
                                   {"true_residuals", residuals}, {"solves", solves}, {"profile", profile}});
     }
     if (!converged) {
@@ -507,6 +508,12 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       std::fprintf(stderr, "dslash: solve did not converge: right-hand side %d stopped after %d iterations at residual %.3e > --tol %.1e (%s)%s\n",
                    s.first, s.result.iterations, s.result.relative_residual * s.scale, o->tol,
                    s.result.breakdown.empty() ? "the iteration limit" : s.result.breakdown.c_str(), o->out.empty() ? "" : "; x not written");
+      exit_code = 1;
+      return;
+    }
+    if (!reference_confirms(worst, o->tol, o->prec == "single")) {
+      std::fprintf(stderr, "dslash: the solver converged, but the reference operator finds ||b - M x|| / ||b|| = %.3e, over 100x --tol %.1e: "
+                           "the solver's operator is not M%s\n", worst, o->tol, o->out.empty() ? "" : "; x not written");
       exit_code = 1;
       return;
     }
