@@ -252,7 +252,8 @@ class ReduceScratch {
  public:
   static constexpr std::size_t kDeviceBytes = std::size_t{1} << 20, kHostBytes = 4096;
   static ReduceScratch& of(cudaStream_t stream) {
-    cuda::stream_end_hook().store(&forget);
+    static const bool hooked = (cuda::stream_end_hook().store(&forget), true);  // once, not on every reduction
+    (void)hooked;
     for (auto& [s, r] : list())
       if (s == stream) return *r;
     return *list().emplace_back(stream, std::make_unique<ReduceScratch>()).second;

@@ -7,14 +7,13 @@
 //   CudaSpace  the memory space: device memory from cudaMalloc, never touched by the host
 // The parallel patterns themselves (core/backend/cuda/parallel.hpp) need nvcc.
 // Every CUDA runtime error becomes a std::runtime_error naming the call and the runtime's message.
-#include <atomic>
 #include <cuda_runtime_api.h>
 
+#include <atomic>
 #include <cstddef>
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 namespace dslash {
 
