@@ -143,7 +143,7 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
   };
   per_direction("project", &mpi::HaloCallTimes::project);
   if (staged) add("copy to host", [](const auto& c) { return c.to_host; });
-  if (peer) add("copy to peers", [](const auto& c) { return c.to_peers; });
+  if (peer) add("to peers", [](const auto& c) { return c.to_peers; });
   add("post", [](const auto& c) { return c.post; });
   add("interior", [](const auto& c) { return c.interior; });
   add("progress", [](const auto& c) { return c.progress; });

@@ -78,7 +78,7 @@ struct HaloCallTimes {
   double wait = 0, call = 0;
   double transfer = 0;  // post -> every message seen done (at a test or the wait)
   double to_host = 0, to_device = 0;  // the GPU, staged: copies of the send and receive buffers (0 on a CPU)
-  double to_peers = 0;                // the GPU, peer: the copies into the neighbours' receive buffers
+  double to_peers = 0;                // the GPU, peer: the copies into the neighbours' receive buffers, or after a remote write its event
   // The GPU's call as a timeline, where the stages above leave time unaccounted: when each piece
   // ended on the GPU (seconds after the interior's start, the GPU's clock: the interior itself ends
   // at `interior`) and when the host got past each of its steps (seconds after the call's start,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 #include "dslash/core/backend/cuda/space.hpp"
 #include "mpi/halo_peers.hpp"
@@ -49,7 +50,7 @@ std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>&
       break;
     }
   }
-  int ipc_events = 0;  // the receivers' GPUs wait for the senders' copies through them
+  int ipc_events = 0;  // the receivers' GPUs wait for the senders' writes through them
   cuda::check(cudaDeviceGetAttribute(&ipc_events, cudaDevAttrIpcEventSupport, device), "cudaDeviceGetAttribute");
   if (why.empty() && !peers.empty() && !ipc_events) why = "GPU " + std::to_string(device) + " of rank " + std::to_string(grid.rank()) + " has no interprocess events";
   MPI_Comm_free(&node);
@@ -68,13 +69,13 @@ PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) :
     cudaIpcMemHandle_t handle{};
     cuda::check(cudaIpcGetMemHandle(&handle, p), "cudaIpcGetMemHandle");
     for (std::size_t i = 0; i < receives.size(); ++i) mine[i] = {handle, receives[i].offset, stride_};
-    cuda::check(cudaEventCreateWithFlags(&copied_, cudaEventDisableTiming | cudaEventInterprocess), "cudaEventCreateWithFlags (peer halo)");
-    cudaIpcEventHandle_t copied{};
-    cuda::check(cudaIpcGetEventHandle(&copied, copied_), "cudaIpcGetEventHandle");
-    std::fill(event.begin(), event.end(), copied);
+    cuda::check(cudaEventCreateWithFlags(&written_, cudaEventDisableTiming | cudaEventInterprocess), "cudaEventCreateWithFlags (peer halo)");
+    cudaIpcEventHandle_t written{};
+    cuda::check(cudaIpcGetEventHandle(&written, written_), "cudaIpcGetEventHandle");
+    std::fill(event.begin(), event.end(), written);
   }, grid.comm());
   // Each receiver tells its sender where the message goes; each sender tells its receivers the
-  // event behind its copies.
+  // event behind its writes.
   const std::vector<Address> theirs = tell_senders(grid, x, mine, kAddressTag);
   const std::vector<cudaIpcEventHandle_t> senders_event = tell_receivers(grid, x, event, kEventTag);
   collectively([&] {
@@ -105,18 +106,30 @@ PeerHalo<Real>::~PeerHalo() {
     if (base) cudaIpcCloseMemHandle(base);
   for (const auto& [peer, e] : arrivals_)
     if (e) cudaEventDestroy(e);
-  if (copied_) cudaEventDestroy(copied_);
+  if (written_) cudaEventDestroy(written_);
 }
 
 template <class Real>
-void PeerHalo<Real>::copy(const Real* send, cudaStream_t stream) {
-  parity_ ^= 1;
+Real* PeerHalo<Real>::destination(std::size_t send_offset) const {
   const auto& sends = exchange_.sends();
-  for (std::size_t i = 0; i < sends.size(); ++i) {
-    const Destination& d = destinations_[i];
-    cuda::copy_async(d.base + static_cast<std::size_t>(parity_) * d.stride + d.offset, send + sends[i].offset, sends[i].reals * sizeof(Real), stream);
-  }
-  cuda::check(cudaEventRecord(copied_, stream), "cudaEventRecord (peer halo)");
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    if (send_offset >= sends[i].offset && send_offset < sends[i].offset + sends[i].reals) {
+      const Destination& d = destinations_[i];
+      return d.base + static_cast<std::size_t>(parity_) * d.stride + d.offset + (send_offset - sends[i].offset);
+    }
+  throw std::logic_error("peer halo: no message at offset " + std::to_string(send_offset) + " of the send buffer");
+}
+
+template <class Real>
+void PeerHalo<Real>::copy(const Real* send, cudaStream_t stream) const {
+  const auto& sends = exchange_.sends();
+  for (std::size_t i = 0; i < sends.size(); ++i)
+    cuda::copy_async(destination(sends[i].offset), send + sends[i].offset, sends[i].reals * sizeof(Real), stream);
+}
+
+template <class Real>
+void PeerHalo<Real>::sent(cudaStream_t stream) {
+  cuda::check(cudaEventRecord(written_, stream), "cudaEventRecord (peer halo)");
 }
 
 // The notice of call n comes after the sender recorded its event for call n, so the wait is on

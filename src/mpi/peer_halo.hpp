@@ -5,15 +5,17 @@
 //   construction  every rank allocates two receive buffers on its GPU, laid out as the exchange's
 //                 receive buffer, and tells each sender where its message goes (an IPC handle and
 //                 an offset); a sender opens each peer's handle once
-//   each call     copy(): the projected faces, straight into the peers' receive buffers
-//                 (cudaMemcpyAsync, device to device, one copy a message), then an interprocess
-//                 event recorded behind them; start() posts the notices at once (the copies may
-//                 still run: a notice says the event of this call is recorded), wait() waits for
-//                 the peers' notices, and arrive_on(stream) makes a stream wait on the GPU for the
-//                 peers' events, so no host waits for a copy to end (QUDA's IPC events)
+//   each call     next_call(), then the face projections write their messages straight into the
+//                 peers' receive buffers (destination(): QUDA's remote write, no send buffer and no
+//                 copy), or copy() moves a send buffer there (the exchange-only ceiling); sent()
+//                 records an interprocess event behind those writes; start() posts the notices at
+//                 once (the writes may still run: a notice says the event of this call is
+//                 recorded), wait() waits for the peers' notices, and arrive_on(stream) makes a
+//                 stream wait on the GPU for the peers' events, so no host waits for a write to end
+//                 (QUDA's IPC events)
 // The calls alternate between the two receive buffers: a fast rank may start call n + 1 while its
-// peer still completes call n from its buffer, so n + 1 writes the other one; the copy of call n + 2
-// waits for the peer's notice of call n + 1, which the peer sent after it finished call n.
+// peer still completes call n from its buffer, so n + 1 writes the other one; the writes of call
+// n + 2 are queued after the peer's notice of call n + 1, which the peer sent after it finished call n.
 #include <cuda_runtime_api.h>
 #include <mpi.h>
 
@@ -43,13 +45,20 @@ class PeerHalo {
   PeerHalo(const PeerHalo&) = delete;
   PeerHalo& operator=(const PeerHalo&) = delete;
 
-  // Starts a call: switches buffers and enqueues on `stream` the copies of `send` (device memory,
-  // laid out as the exchange's send buffer) into the peers' receive buffers, and the event behind them.
-  void copy(const Real* send, cudaStream_t stream);
-  // Notifies the peers that this call's copies are enqueued (start) and waits for their notices (wait).
+  // Starts a call: the other receive buffers.
+  void next_call() { parity_ ^= 1; }
+  // Where this call's message reals at `send_offset` into the exchange's send buffer layout go: the
+  // peer's receive buffer, mapped here, for a kernel of this rank's GPU to write (peer access).
+  Real* destination(std::size_t send_offset) const;
+  // Enqueues on `stream` the copies of `send` (device memory, laid out as the exchange's send
+  // buffer) to their destinations (cudaMemcpyAsync, device to device, one copy a message).
+  void copy(const Real* send, cudaStream_t stream) const;
+  // Records, behind this call's writes into the peers' buffers queued on `stream`, the event they wait for.
+  void sent(cudaStream_t stream);
+  // Notifies the peers that this call's writes are enqueued (start) and waits for their notices (wait).
   void start();
   void wait();
-  // After wait(): work enqueued on `stream` from now on runs once the peers' copies into this rank's
+  // After wait(): work enqueued on `stream` from now on runs once the peers' writes into this rank's
   // buffer have ended.
   void arrive_on(cudaStream_t stream) const;
   // This call's receive buffer (device memory), complete for the work of a stream after arrive_on.
@@ -70,8 +79,8 @@ class PeerHalo {
   std::vector<Destination> destinations_;  // one per send span of the exchange
   std::map<int, Real*> opened_;            // peer rank -> its mapped buffers
   std::vector<MPI_Request> notices_;       // persistent 0-byte messages: receives first, then sends
-  cudaEvent_t copied_{};                   // recorded behind this rank's copies (interprocess)
-  std::map<int, cudaEvent_t> arrivals_;    // sender rank -> its `copied_`, opened here
+  cudaEvent_t written_{};                   // recorded behind this rank's writes to its peers (interprocess)
+  std::map<int, cudaEvent_t> arrivals_;    // sender rank -> its `written_`, opened here
 };
 
 }  // namespace dslash::mpi
