@@ -95,10 +95,7 @@ HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Re
     : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
   if constexpr (kDevice) {
-    device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo);
-#if defined(DSLASH_HAVE_CUDA)
-    device_->remote_write = device_->peer && kernel_.layout().folded;
-#endif
+    device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo, kernel_.layout().folded);
   } else if (options.cpu_halo != CpuHalo::Mpi && exchange_.messages() > 0) {
     const std::string refusal = shared_halo_refusal(grid, exchange_);
     if (options.cpu_halo == CpuHalo::Shared && !refusal.empty()) throw CollectiveError("--cpu-halo shared: " + refusal);
@@ -349,11 +346,12 @@ struct HaloDslash<Real, Space>::Device {
     cuda::Event start, stop;
     double seconds() const { return stop.since(start); }
   };
-  Device(const ProcessGrid& grid, HaloExchange<Real>& x, GpuHalo how) : send("halo_send_device", x.reals()), faces(true) {
+  Device(const ProcessGrid& grid, HaloExchange<Real>& x, GpuHalo how, bool folded) : send("halo_send_device", x.reals()), faces(true) {
     const std::string refusal = how == GpuHalo::Staged ? "" : peer_halo_refusal(grid, x);
     if (how == GpuHalo::Peer && !refusal.empty()) throw CollectiveError("--gpu-halo peer: " + refusal);
     if (how != GpuHalo::Staged && refusal.empty() && x.messages() > 0) {
       peer = std::make_unique<PeerHalo<Real>>(grid, x);
+      remote_write = folded;
     } else {
       receive = View<Real, 1, LayoutRight, Space>("halo_receive_device", x.reals());
       pinned_send.emplace(x.send_buffer(), x.buffer_bytes());
@@ -382,7 +380,7 @@ struct HaloDslash<Real, Space>::Device {
 #else
 template <class Real, class Space>
 struct HaloDslash<Real, Space>::Device {
-  Device(const ProcessGrid&, HaloExchange<Real>&, GpuHalo) {}
+  Device(const ProcessGrid&, HaloExchange<Real>&, GpuHalo, bool) {}
   bool peer = false;
 };
 #endif

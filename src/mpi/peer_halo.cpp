@@ -110,21 +110,23 @@ PeerHalo<Real>::~PeerHalo() {
 }
 
 template <class Real>
+Real* PeerHalo<Real>::message_start(std::size_t i) const {
+  const Destination& d = destinations_[i];
+  return d.base + static_cast<std::size_t>(parity_) * d.stride + d.offset;
+}
+
+template <class Real>
 Real* PeerHalo<Real>::destination(std::size_t send_offset) const {
   const auto& sends = exchange_.sends();
   for (std::size_t i = 0; i < sends.size(); ++i)
-    if (send_offset >= sends[i].offset && send_offset < sends[i].offset + sends[i].reals) {
-      const Destination& d = destinations_[i];
-      return d.base + static_cast<std::size_t>(parity_) * d.stride + d.offset + (send_offset - sends[i].offset);
-    }
+    if (send_offset >= sends[i].offset && send_offset < sends[i].offset + sends[i].reals) return message_start(i) + (send_offset - sends[i].offset);
   throw std::logic_error("peer halo: no message at offset " + std::to_string(send_offset) + " of the send buffer");
 }
 
 template <class Real>
 void PeerHalo<Real>::copy(const Real* send, cudaStream_t stream) const {
   const auto& sends = exchange_.sends();
-  for (std::size_t i = 0; i < sends.size(); ++i)
-    cuda::copy_async(destination(sends[i].offset), send + sends[i].offset, sends[i].reals * sizeof(Real), stream);
+  for (std::size_t i = 0; i < sends.size(); ++i) cuda::copy_async(message_start(i), send + sends[i].offset, sends[i].reals * sizeof(Real), stream);
 }
 
 template <class Real>

@@ -69,6 +69,8 @@ class PeerHalo {
     Real* base = nullptr;  // the peer's receive buffers, mapped here
     std::size_t offset = 0, stride = 0;
   };
+  // This call's place of send span i in its peer's receive buffer.
+  Real* message_start(std::size_t i) const;
   struct FreeDevice {
     void operator()(Real* p) const { cudaFree(p); }
   };
@@ -79,7 +81,7 @@ class PeerHalo {
   std::vector<Destination> destinations_;  // one per send span of the exchange
   std::map<int, Real*> opened_;            // peer rank -> its mapped buffers
   std::vector<MPI_Request> notices_;       // persistent 0-byte messages: receives first, then sends
-  cudaEvent_t written_{};                   // recorded behind this rank's writes to its peers (interprocess)
+  cudaEvent_t written_{};                  // recorded behind this rank's writes to its peers (interprocess)
   std::map<int, cudaEvent_t> arrivals_;    // sender rank -> its `written_`, opened here
 };
 
