@@ -180,7 +180,7 @@ elif command -v nvidia-smi > /dev/null && nvidia-smi -L 2> /dev/null | grep -q G
     --check --verbose > gpu_bench.txt 2> gpu_bench.err || fail "bench --backend cuda over 2 ranks: $(cat gpu_bench.err)"
   grep -q "check passed: 9 variant(s)" gpu_bench.err || fail "bench --backend cuda --check: $(cat gpu_bench.err)"
   # Ranks of one node: the halos go GPU to GPU (auto); staged through the host when asked.
-  for stage in "copy to peers" interior "project t" "complete t"; do
+  for stage in "to peers" interior "project t" "complete t"; do
     grep -q "^#   $stage" gpu_bench.txt || fail "bench --backend cuda --verbose lacks '$stage': $(cat gpu_bench.txt)"
   done
   grep -q "halo at .* of what GPU to GPU (CUDA IPC) moves here" gpu_bench.txt || fail "bench --backend cuda: no peer halo line: $(cat gpu_bench.txt)"
