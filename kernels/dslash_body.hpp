@@ -397,7 +397,7 @@ struct DslashBody {
     using Lanes = FaceLanes<Real, Vec, Folded>;
     const index_t slot = a.received.slot[Mu][i];
     C h[2][3];
-    Lanes::template get_half_spinor<Mu>(h, message, a.blocks, slot, b, Lanes::face_node(Hop == 0, true));
+    Lanes::template get_half_spinor<Mu>(h, message, a.received.items[Mu], a.blocks, slot, b, Lanes::face_node(Hop == 0, true));
     const Real* face_link = a.received.links[Mu][Hop];  // a forward hop's U_mu(x); null backward
     if constexpr (SiteMajor && Reals == 18) {
       if (face_link) face_link = links + link_offset(H, Reals) * kLinkLanes;  // the same numbers, in L1 since its local hop

@@ -165,6 +165,7 @@ ReceivedHalo<Real> DslashFaces<Real, Space>::received(const std::array<std::arra
       r.links[mu][static_cast<std::size_t>(hop)] = links.size() > 0 ? links.data() : nullptr;
     }
     r.slot[mu] = slots_[mu].data();
+    r.items[mu] = static_cast<index_t>(receive_[mu][0].vectors.size());
   }
   return r;
 }

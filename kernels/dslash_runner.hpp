@@ -19,6 +19,7 @@ template <class Real>
 struct ReceivedHalo {
   std::array<std::array<const Real*, 2>, 4> message{}, links{};
   std::array<const std::int32_t*, 4> slot{};  // [mu][output site index]: its face vector, or -1
+  std::array<index_t, 4> items{};              // [mu]: the face vectors of a message (FaceLanes::message_offset)
 };
 
 // What the epilogue of a launch sums over its sites, in double: ||out||^2, Re and Im <w, out>, Re

@@ -30,7 +30,7 @@ struct FaceBody {
 
   template <int Mu, int S>
   DSLASH_INLINE_FUNCTION static void project(const FaceArgs<Real>& x, index_t i) {
-    constexpr int M = kMessageLanes<Mu>;
+    const index_t im = Lanes::template im_distance<Mu>(x.count);
     const int node = face_node(x);
     const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
@@ -41,9 +41,9 @@ struct FaceBody {
       for (int r = 0; r < 3; ++r) Body::face_row(lk, h, r, uh[r]);
       for (int r = 0; r < 3; ++r)
         for (int s = 0; s < 2; ++s) {
-          Real* dst = x.message + Lanes::template message_offset<Mu>(x.blocks, i, b, s, r);
+          Real* dst = x.message + Lanes::template message_offset<Mu>(x.count, x.blocks, i, b, s, r);
           Lanes::template put<Mu>(dst, uh[r][s].re, node);
-          Lanes::template put<Mu>(dst + M, uh[r][s].im, node);
+          Lanes::template put<Mu>(dst + im, uh[r][s].im, node);
         }
     }
   }
@@ -54,7 +54,7 @@ struct FaceBody {
     const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
-      Lanes::template get_half_spinor<Mu>(h, x.received, x.blocks, i, b, node);
+      Lanes::template get_half_spinor<Mu>(h, x.received, x.count, x.blocks, i, b, node);
       Real* o = x.out + x.vectors[i] + b * x.block_stride * W;
       // Every read before the first write: the compiler must assume the output may alias the links
       // and the message, and row by row it kept each row's reads behind the previous row's writes

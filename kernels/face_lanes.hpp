@@ -81,21 +81,34 @@ struct FaceLanes {
     }
   }
 
-  // Where component (spin row s, colour r) of face vector i, block b starts in the message: (re, im),
-  // kMessageLanes each.
+  // Where the message of a face of `items` vectors keeps component (spin row s, colour r) of vector
+  // i, block b: its real part at message_offset, its imaginary part im_distance further. Item-major
+  // (a vector's 12 components together, kMessageLanes reals each), except where a GPU thread is a
+  // whole item of one lane (naive): there component-major, the items fastest, so a warp reads and
+  // writes each component as one 128-byte run, where item-major puts its threads 48 bytes apart
+  // (partial sectors; over NVLink a remote write at half the rate).
+  //   item-major     : [i0: c0 re, c0 im, c1 re, ...] [i1: c0 re, ...]
+  //   items fastest  : [c0 re: i0 i1 i2 ...] [c0 im: i0 i1 ...] [c1 re: ...]
+  static constexpr bool kItemsFastest = kSimt && W == 1;
   template <int Mu>
-  DSLASH_INLINE_FUNCTION static index_t message_offset(int blocks, index_t i, int b, int s, int r) {
-    return ((i * blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
+  DSLASH_INLINE_FUNCTION static index_t message_offset(index_t items, int blocks, index_t i, int b, int s, int r) {
+    if constexpr (kItemsFastest) return (b * 6 + 3 * s + r) * 2 * items + i;
+    else return ((i * blocks + b) * 6 + 3 * s + r) * 2 * kMessageLanes<Mu>;
+  }
+  template <int Mu>
+  DSLASH_INLINE_FUNCTION static index_t im_distance(index_t items) {
+    if constexpr (kItemsFastest) return items;
+    else return kMessageLanes<Mu>;
   }
 
   // The half spinor (2 spin rows x 3 colours) of face vector i, block b, from the message.
   template <int Mu>
-  DSLASH_FORCE_INLINE static void get_half_spinor(C (&h)[2][3], const Real* message, int blocks, index_t i, int b, int node) {
-    constexpr int M = kMessageLanes<Mu>;
+  DSLASH_FORCE_INLINE static void get_half_spinor(C (&h)[2][3], const Real* message, index_t items, int blocks, index_t i, int b, int node) {
+    const index_t im = im_distance<Mu>(items);
     for (int s = 0; s < 2; ++s)
       for (int r = 0; r < 3; ++r) {
-        const Real* src = message + message_offset<Mu>(blocks, i, b, s, r);
-        h[s][r] = {get<Mu>(src, node), get<Mu>(src + M, node)};
+        const Real* src = message + message_offset<Mu>(items, blocks, i, b, s, r);
+        h[s][r] = {get<Mu>(src, node), get<Mu>(src + im, node)};
       }
   }
 };

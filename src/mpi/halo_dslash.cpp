@@ -95,7 +95,7 @@ HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Re
     : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
   if constexpr (kDevice) {
-    device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo, kernel_.layout().folded);
+    device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo, kernel_.layout());
   } else if (options.cpu_halo != CpuHalo::Mpi && exchange_.messages() > 0) {
     const std::string refusal = shared_halo_refusal(grid, exchange_);
     if (options.cpu_halo == CpuHalo::Shared && !refusal.empty()) throw CollectiveError("--cpu-halo shared: " + refusal);
@@ -346,12 +346,13 @@ struct HaloDslash<Real, Space>::Device {
     cuda::Event start, stop;
     double seconds() const { return stop.since(start); }
   };
-  Device(const ProcessGrid& grid, HaloExchange<Real>& x, GpuHalo how, bool folded) : send("halo_send_device", x.reals()), faces(true) {
+  Device(const ProcessGrid& grid, HaloExchange<Real>& x, GpuHalo how, const KernelLayout& layout)
+      : send("halo_send_device", x.reals()), faces(true) {
     const std::string refusal = how == GpuHalo::Staged ? "" : peer_halo_refusal(grid, x);
     if (how == GpuHalo::Peer && !refusal.empty()) throw CollectiveError("--gpu-halo peer: " + refusal);
     if (how != GpuHalo::Staged && refusal.empty() && x.messages() > 0) {
       peer = std::make_unique<PeerHalo<Real>>(grid, x);
-      remote_write = folded;
+      remote_write = layout.folded || layout.lanes == 1;
     } else {
       receive = View<Real, 1, LayoutRight, Space>("halo_receive_device", x.reals());
       pinned_send.emplace(x.send_buffer(), x.buffer_bytes());
@@ -361,13 +362,14 @@ struct HaloDslash<Real, Space>::Device {
   View<Real, 1, LayoutRight, Space> send, receive;
   std::optional<cuda::PinnedRegion> pinned_send, pinned_receive;
   std::unique_ptr<PeerHalo<Real>> peer;
-  // Peer, folded layouts (vnode): the projection writes the neighbour's buffer itself, over NVLink
-  // (QUDA's remote write), a message's lanes from neighbouring threads. Two H200s, 32^4 t split,
-  // single, three interleaved rounds: vnode's faces out 54-56 us into the call against 62-66 with
-  // the copy, the best call 91.3-92.9 us against 93.1-95.0, the halo at 59-61% of the exchange-only
-  // ceiling against 50-52. Naive, a site a thread, stores 12 reals 48 bytes apart per thread: its
-  // projection took 25-31 us writing remotely against 14-18 locally, and its calls 1-4 us longer,
-  // so it copies.
+  // Peer, where a warp's message stores coalesce: the projection writes the neighbour's buffer
+  // itself, over NVLink (QUDA's remote write). vnode's message lanes come from neighbouring threads;
+  // naive's messages are component-major on the GPU (FaceLanes::kItemsFastest), where item-major
+  // put its threads' stores 48 bytes apart and the remote projection took 25-31 us against 14-18.
+  // Two H200s, t split, three interleaved rounds: vnode 32^3 x 16 a GPU, single, best call 91.3-92.9
+  // us against 93.1-95.0 copying; naive at 16^3 x 16 a GPU 59.1-61.6 us against 69.0-71.9 (single),
+  // 63.6-68.7 against 74.0-78.8 (double), and at 32^3 x 16 no slower (the interior decides there).
+  // mrhs copies: writing remotely its projection took 76-78 us against 51-55, its call 3% longer.
   bool remote_write = false;
   cuda::Stream faces, interior;  // faces at high priority
   // boundary_beside: the slabs t = 0 and T - 1, each on a stream of its own at high priority. Each
@@ -380,7 +382,7 @@ struct HaloDslash<Real, Space>::Device {
 #else
 template <class Real, class Space>
 struct HaloDslash<Real, Space>::Device {
-  Device(const ProcessGrid&, HaloExchange<Real>&, GpuHalo, bool) {}
+  Device(const ProcessGrid&, HaloExchange<Real>&, GpuHalo, const KernelLayout&) {}
   bool peer = false;
 };
 #endif

@@ -7,8 +7,8 @@
 //                 an offset); a sender opens each peer's handle once
 //   each call     next_call(); then either the face projections write their messages straight
 //                 into the peers' receive buffers (destination(): QUDA's remote write, no send
-//                 buffer, no copy; vnode), or copy() moves a send buffer there (naive; the
-//                 exchange-only ceiling); sent() records an interprocess event behind those writes;
+//                 buffer, no copy; vnode and naive), or copy() moves a send buffer there (mrhs;
+//                 the exchange-only ceiling); sent() records an interprocess event behind those writes;
 //                 start() posts the notices at once (the writes may still run: a notice says the
 //                 event of this call is recorded), wait() waits for the peers' notices, and
 //                 arrive_on(stream) makes a stream wait on the GPU for the peers' events, so no
