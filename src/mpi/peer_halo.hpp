@@ -8,11 +8,11 @@
 //   each call     next_call(); then either the face projections write their messages straight
 //                 into the peers' receive buffers (destination(): QUDA's remote write, no send
 //                 buffer, no copy; vnode and naive), or copy() moves a send buffer there (mrhs;
-//                 the exchange-only ceiling); sent() records an interprocess event behind those writes;
-//                 start() posts the notices at once (the writes may still run: a notice says the
-//                 event of this call is recorded), wait() waits for the peers' notices, and
-//                 arrive_on(stream) makes a stream wait on the GPU for the peers' events, so no
-//                 host waits for a write to end (QUDA's IPC events)
+//                 the exchange-only ceiling); sent() records an interprocess event behind those
+//                 writes; start() posts the notices at once (the writes may still run: a notice
+//                 says the event of this call is recorded), wait() waits for the peers' notices,
+//                 and arrive_on(stream) makes a stream wait on the GPU for the peers' events, so
+//                 no host waits for a write to end (QUDA's IPC events)
 // The calls alternate between the two receive buffers: a fast rank may start call n + 1 while its
 // peer still completes call n from its buffer, so n + 1 writes the other one; the writes of call
 // n + 2 are queued after the peer's notice of call n + 1, which the peer sent after it finished call n.
