@@ -37,7 +37,8 @@
 //                                 Two H200s, 32^4 t split, peer: +21-24% single, +16.5-18% double,
 //                                 against +27-29% and +21-23% with the faces stream waiting for it
 // project, complete, the copies and the interior are timed by CUDA events (GPU time), post and wait
-// on the host. Off (Progress::None) launches the interior after the wait; chunks and thread overlap.
+// on the host; time_stages(false) leaves the events out. Off (Progress::None) launches the interior
+// after the wait; chunks and thread overlap.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -148,6 +149,12 @@ class HaloDslash {
   // One entry per apply since reset_times().
   const std::vector<HaloCallTimes>& times() const { return times_; }
   void reset_times() { times_.clear(); }
+  // GPU ranks: whether an apply records its stages' CUDA events (on by default). Off, its times()
+  // entry has the host's figures alone (call, post, wait, the host's timeline). The events are a
+  // dozen records and as many reads on the host's path of every call: two H200s, t split, single,
+  // best call without them naive 16^3 x 16 a GPU 37.5-42.4 us against 61.2-65.7, vnode 32^3 x 16
+  // 85.0-86.7 against 91.6-92.1. CPU ranks read host clocks, which cost nothing: always timed.
+  void time_stages(bool on) { time_stages_ = on; }
 
  private:
   // f(mu) for each split direction.
@@ -192,6 +199,7 @@ class HaloDslash {
   HaloExchange<Real> exchange_;
   HaloOptions options_;
   std::vector<HaloCallTimes> times_;
+  bool time_stages_ = true;
   struct Device;  // the GPU's message buffers, pinned host buffers or peer mappings, streams and events; null on a CPU
   std::unique_ptr<Device> device_;
   std::unique_ptr<SharedHalo<Real>> shared_;  // a CPU rank's shared-memory halo; null: MPI messages
