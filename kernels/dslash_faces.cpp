@@ -154,6 +154,20 @@ void DslashFaces<Real, Space>::complete_both(int mu, const Real* forward_half, c
 }
 
 template <class Real, class Space>
+void DslashFaces<Real, Space>::complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out,
+                                             const FaceXpay<Real>& xpay) const {
+  const auto m = static_cast<std::size_t>(mu);
+  const bool alone = std::count(cfg_.halo.begin(), cfg_.halo.end(), true) == 1 && cfg_.halo[m];
+  if (Space::host_accessible || !alone || layout_.outer[m] < 2 || xpay.x == nullptr || xpay.norm.device == nullptr)
+    throw std::invalid_argument("DslashFaces: the xpay completion needs the GPU, direction " + std::to_string(mu) +
+                                " the only split one with two faces apart, x and memory for the norm");
+  FaceArgs<Real> forward = complete_args(mu, Hop::Forward, forward_half, out), backward = complete_args(mu, Hop::Backward, backward_half, out);
+  forward.xpay = backward.xpay = xpay;
+  forward.label = "dslash_face_complete_xpay";
+  runner_(forward, &backward);
+}
+
+template <class Real, class Space>
 ReceivedHalo<Real> DslashFaces<Real, Space>::received(const std::array<std::array<const Real*, 2>, 4>& messages) const {
   if constexpr (!Space::host_accessible) throw std::invalid_argument("DslashFaces: the GPU adds its halo with the face kernels");
   ReceivedHalo<Real> r;

@@ -56,6 +56,11 @@ class DslashFaces {
   // of 2 or more in mu), else one launch a hop.
   void project_both(int mu, const spinor_view& in, Real* forward_half, Real* backward_half) const;
   void complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out) const;
+  // The same, finishing the operator's last pass on every vector it completes (FaceXpay): out there
+  // becomes a x + b (what the kernel left + the halo's hops). Each vector must be completed once:
+  // mu the only split direction, both faces of it distinct (outer extent >= 2); the GPU only.
+  // Throws std::invalid_argument elsewhere.
+  void complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out, const FaceXpay<Real>& xpay) const;
   // The received messages ([mu][0] forward, [mu][1] backward; complete's arguments) as the kernel
   // reads them itself (DslashKernel::apply with a ReceivedHalo): instead of apply then complete,
   // once the halo is in before the kernel runs. Host only.

@@ -328,11 +328,31 @@ void DslashKernel<Real, Space>::apply_xpay_into(const spinor_view& in, Real a, c
 }
 
 template <class Real, class Space>
+void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                                      index_t t_begin, index_t t_end, ReduceInto<double> norm) const {
+  if (const std::string why = epilogue_refusal(false); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the norm");
+  RunArgs<Real> args = run_args(in, out, t_begin, t_end);
+  args.xpay_x = x.data();
+  args.xpay_a = a;
+  args.xpay_b = b;
+  args.norm_into = norm;
+  runner_(args);
+}
+
+template <class Real, class Space>
 std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo, bool with_dot) const {
   const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end(), gpu = !Space::host_accessible;
   if (split && !with_halo)
     return "apply_xpay needs every direction on this process, or the halo read in the kernel (its faces would be added after the epilogue)";
   if (split && gpu) return "apply_xpay on the GPU needs every direction on this process (its faces are added after the kernel)";
+  return epilogue_refusal(with_dot);
+}
+
+template <class Real, class Space>
+std::string DslashKernel<Real, Space>::epilogue_refusal(bool with_dot) const {
+  const bool gpu = !Space::host_accessible;
   // What the epilogue is built for: kernels/kernel_options.hpp (the GPU's), kernels/dslash_body.hpp (run_dslash).
   const bool gpu_12 = gpu && cfg_.compress == 12 && gpu_epilogue_takes_12_real_links(cfg_.kernel, std::is_same_v<Real, float>);
   if (cfg_.compress != 18 && !gpu_12)

@@ -111,6 +111,13 @@ class DslashKernel {
   // is left at norm.device (and norm.host where set) when the kernel ends, for later launches on the
   // stream to read (a solver's coefficient) while the host goes on. Only where fuses_xpay().
   void apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, ReduceInto<double> norm) const;
+  // The same on the output sites of outer t in [t_begin, t_end), with the split directions' hops
+  // left out: out = a x + b D_local in, whose faces the caller completes with b times the halo's
+  // hops (the xpay is linear: DslashFaces::complete_both with a FaceXpay). ||out||^2 over those
+  // sites is left at norm. Only where fuses_local_xpay().
+  void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
+                             ReduceInto<double> norm) const;
+  bool fuses_local_xpay() const { return epilogue_refusal(false).empty(); }
   // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
   // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
   // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,
@@ -147,6 +154,7 @@ class DslashKernel {
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
   std::string xpay_refusal(bool with_halo, bool with_dot) const;  // why apply_xpay cannot run here; empty where it can
+  std::string epilogue_refusal(bool with_dot) const;              // the same for the links alone (what the epilogue is built for)
   // The halo's checks of apply(in, out, received): the GPU, a split direction without its messages.
   void check_received(const ReceivedHalo<Real>& received) const;
   RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;

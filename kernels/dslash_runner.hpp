@@ -80,6 +80,17 @@ using DslashRunner = void (*)(const RunArgs<Real>&);
 //   complete: the message -> h (forward hop: U h) -> reconstructed and added to the output
 // The message: per face vector, per block, 6 complex numbers (2 spins x 3 colours) as (re, im) of
 // the vector's face lanes: all W, or W/2 in a direction folded into the lanes (one virtual node).
+// A completion that also finishes the even-odd operator's last pass on the vectors it completes
+// (a GPU rank's xpay split linearly: mpi/halo_dslash.hpp, HaloDslash::apply_xpay): each becomes
+// a x + b (the kernel's hops it held + the halo's), all its lanes, and ||.||^2 over them is left at
+// norm. x is in the output's layout.
+template <class Real>
+struct FaceXpay {
+  const Real* x = nullptr;
+  Real a = 1, b = 1;
+  ReduceInto<double> norm;
+};
+
 template <class Real>
 struct FaceArgs {
   const Real* in;          // project: the kernel's input spinors
@@ -94,6 +105,7 @@ struct FaceArgs {
   int mu;
   bool forward, dagger, complete;
   const char* label;
+  FaceXpay<Real> xpay;     // complete: where xpay.x is set (the GPU's face kernels only)
 };
 
 template <class Real>

@@ -48,8 +48,10 @@ struct FaceBody {
     }
   }
 
-  template <int Mu, int S>
-  DSLASH_INLINE_FUNCTION static void complete(const FaceArgs<Real>& x, index_t i) {
+  // Xpay (x.xpay, the GPU only): the vector's lanes become a x + b acc after the halo's hops, and
+  // their ||.||^2 goes into norm.
+  template <int Mu, int S, bool Xpay = false>
+  DSLASH_INLINE_FUNCTION static void complete(const FaceArgs<Real>& x, index_t i, double& norm) {
     const int node = face_node(x);
     const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
@@ -69,6 +71,7 @@ struct FaceBody {
         Body::face_row(lk, h, r, uh);
         Body::template reconstruct<Mu, S>(acc[r], uh);
       }
+      if constexpr (Xpay) xpay(x, i, b, acc, norm);
       for (int r = 0; r < 3; ++r)
         for (int sp = 0; sp < 4; ++sp) {
           Real* re = o + 2 * (3 * sp + r) * x.component_stride * W;
@@ -82,6 +85,21 @@ struct FaceBody {
     }
   }
 
+  // acc <- a x + b acc at face vector i, block b (the arithmetic of DslashBody::xpay).
+  DSLASH_FORCE_INLINE static void xpay(const FaceArgs<Real>& f, index_t i, int b, C (&acc)[3][4], double& norm) {
+    const Real* x = f.xpay.x + f.vectors[i] + b * f.block_stride * W;
+    const Vec xa(f.xpay.a), xb(f.xpay.b);
+    Vec squares(Real(0));
+    for (int sp = 0; sp < 4; ++sp)
+      for (int r = 0; r < 3; ++r) {
+        const C xv = load_component<Vec, kPairs>(x, 3 * sp + r, f.component_stride);
+        C& z = acc[r][sp];
+        z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
+        squares = squares + z.re * z.re + z.im * z.im;
+      }
+    Body::add_lanes(squares, norm);
+  }
+
   // One index per face vector: W threads (a lane each) on a GPU, one with the lanes in a register on
   // a CPU; a's vectors, then b's. b is the other hop of direction Mu: its projector sign is -S.
   template <int Mu, int S, class Exec>
@@ -89,10 +107,20 @@ struct FaceBody {
     const FaceBody body = *this;
     const index_t n = a.count;
     const RangePolicy<Exec> range(0, n + b.count, kSimt ? W : 1);
+    if constexpr (kSimt) {  // the xpay is built for the GPU alone: CPU ranks read their halo in the kernel
+      if (a.complete && a.xpay.x != nullptr) {
+        parallel_reduce(a.label, range, DSLASH_LAMBDA(index_t i, double& norm) {
+          if (i < n) FaceBody::template complete<Mu, S, true>(body.a, i, norm);
+          else FaceBody::template complete<Mu, -S, true>(body.b, i - n, norm);
+        }, a.xpay.norm);
+        return;
+      }
+    }
     if (a.complete)
       parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) {
-        if (i < n) FaceBody::template complete<Mu, S>(body.a, i);
-        else FaceBody::template complete<Mu, -S>(body.b, i - n);
+        double unused = 0;
+        if (i < n) FaceBody::template complete<Mu, S>(body.a, i, unused);
+        else FaceBody::template complete<Mu, -S>(body.b, i - n, unused);
       });
     else
       parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) {

@@ -63,10 +63,10 @@ void EvenOddWilson<Real, Space>::unpack(const vector_type& packed, std::vector<S
 }
 
 // The last pass, out = (4 + m) in - D D in / (4 (4 + m)), rides in the second hop where the hopping
-// term can fuse it (one process; under MPI, CPU ranks whose halo is in before the kernel), with its
-// norm and BiCGStab's inner products: that saves a pass over three vectors (two with its norm), 3 of
-// the 14 of a CG iteration, 2 x 2 of BiCGStab's 19. Where the halo faces complete the second hop
-// after its kernel (overlap, the GPU), the pass stays a BLAS one.
+// term can fuse it (one process; under MPI, CPU ranks whose halo is in before the kernel, and GPU
+// ranks overlapping with t alone split, the pass split between the kernel and the face completion),
+// with its norm and BiCGStab's inner products: that saves a pass over three vectors (two with its
+// norm), 3 of the 14 of a CG iteration, 2 x 2 of BiCGStab's 19. Elsewhere the pass stays a BLAS one.
 template <class Real, class Space>
 NormDot EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vector_type& out, bool dagger, bool want_norm2, const vector_type* w,
                                                const vector_type* w2, ReduceInto<double> norm_into) const {

@@ -231,6 +231,12 @@ void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& ou
 template <class Real, class Space>
 std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                                            Progress progress, const spinor_view* w, const spinor_view* w2) {
+  if constexpr (kDevice) {
+    if (w != nullptr || !boundary_beside(progress) || !kernel_.fuses_local_xpay()) return std::nullopt;
+    XpayCall e{a, b, &x, nullptr, nullptr, {}};
+    apply_device(in, out, progress, &e);
+    return e.sums;
+  }
   if (!completes_in_kernel(progress) || !kernel_.fuses_xpay(true, w != nullptr)) return std::nullopt;
   XpayCall e{a, b, &x, w, w2, {}};
   apply_host(in, out, progress, &e);
@@ -378,6 +384,12 @@ struct HaloDslash<Real, Space>::Device {
   cuda::Stream first_slab{true}, last_slab{true};
   std::array<Span, 4> project, complete;  // [mu]
   Span copy_out, to_device, computed, first, last;
+  // apply_xpay's norms: the interior slabs' (their kernel) and the boundary slabs' (their
+  // completion), in device memory and the host's mapped copy.
+  View<double, 1, LayoutRight, Space> sums{"halo_xpay_sums", 2};
+  cuda::MappedHostBuffer sums_host{2 * sizeof(double)};
+  ReduceInto<double> sum_into(int k) { return {sums.data() + k, static_cast<double*>(sums_host.on_device()) + k}; }
+  double sum(int k) const { return static_cast<const double*>(sums_host.get())[k]; }
 };
 
 namespace {
@@ -461,7 +473,7 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 // overhead naive +11-18%, vnode +16-28%, against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its
 // own stream, direction by direction as in the serial call, so corners get the same bits.
 template <class Real, class Space>
-double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside) {
+double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside, const XpayCall* epilogue) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
   if (!g.peer) {
@@ -472,17 +484,20 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside) {
   if (g.peer) g.peer->arrive_on(g.faces.get());
   const Real* received = g.peer ? g.peer->receive() : g.receive.data();
   const auto at = [&](Hop hop, int mu) { return received + (exchange_.receive(mu, hop) - exchange_.receive_buffer()); };
-  const auto complete = [&](int mu, cudaStream_t stream) {
+  const auto complete = [&](int mu, cudaStream_t stream, const FaceXpay<Real>* xpay = nullptr) {
     const cuda::StreamScope on(stream);
     auto& span = g.complete[static_cast<std::size_t>(mu)];
     record_if(time_stages_, span.start, stream);
-    faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out);
+    if (xpay) faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out, *xpay);
+    else faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out);
     record_if(time_stages_, span.stop, stream);
   };
   if (out.size() > 0) {
     if (beside) {  // t alone is split: its faces beside the interior, once their slabs are done
       for (const auto* slab : {&g.first, &g.last}) cuda::check(cudaStreamWaitEvent(g.faces.get(), slab->stop.get(), 0), "cudaStreamWaitEvent");
-      complete(3, g.faces.get());
+      // apply_xpay: the t faces' vectors are the boundary slabs, and their completion does their xpay.
+      const FaceXpay<Real> xpay = epilogue ? FaceXpay<Real>{epilogue->x->data(), epilogue->a, epilogue->b, g.sum_into(1)} : FaceXpay<Real>{};
+      complete(3, g.faces.get(), epilogue ? &xpay : nullptr);
     } else {  // after the interior (staged: and the copy to the device)
       if (g.peer) g.peer->arrive_on(g.interior.get());
       else cuda::check(cudaStreamWaitEvent(g.interior.get(), g.to_device.stop.get(), 0), "cudaStreamWaitEvent");
@@ -494,13 +509,13 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside) {
   g.interior.synchronize();
   return launched;
 #else
-  (void)out, (void)beside;
+  (void)out, (void)beside, (void)epilogue;
   return 0;
 #endif
 }
 
 template <class Real, class Space>
-void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_view& out, Progress progress) {
+void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
   HaloCallTimes t;
@@ -511,7 +526,10 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
     const auto slab = [&](cudaStream_t stream, Device::Span& span, index_t begin, index_t end) {
       const cuda::StreamScope on(stream);
       record_if(time_stages_, span.start, stream);
-      kernel_.apply_slab(in, out, begin, end);
+      // apply_xpay: the interior slabs' xpay in their kernel, with their norm (their sites take no
+      // halo); the boundary slabs' in their completion (stage_in).
+      if (epilogue && &span == &g.computed) kernel_.apply_local_xpay_into(in, epilogue->a, *epilogue->x, epilogue->b, out, begin, end, g.sum_into(0));
+      else kernel_.apply_slab(in, out, begin, end);
       // The boundary slabs' stops are not only timing: the t faces wait for them (stage_in).
       record_if(time_stages_ || &span != &g.computed, span.stop, stream);
     };
@@ -538,8 +556,9 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
     }
     interior();
   }
-  t.at.host_complete_launched = stage_in(out, beside) - start;
+  t.at.host_complete_launched = stage_in(out, beside, epilogue) - start;
   t.call = MPI_Wtime() - start;
+  if (epilogue) epilogue->sums = {g.sum(0) + g.sum(1), {}, {}};  // both streams have ended (stage_in)
   if (!time_stages_) {
     times_.push_back(t);
     return;
@@ -562,7 +581,7 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   }
   times_.push_back(t);
 #else
-  (void)in, (void)out, (void)progress;
+  (void)in, (void)out, (void)progress, (void)epilogue;
 #endif
 }
 

@@ -125,7 +125,10 @@ class HaloDslash {
   // Collective. out = a x + b D in, the even-odd operator's last pass in the kernel's epilogue
   // (DslashKernel::apply_xpay), returning ||out||^2 and, where w is given, <w, out> and <w2, out> on this rank;
   // where the halo's hops are added in the kernel (completion(progress) is "kernel") and the kernel
-  // fuses the epilogue (whole links). Elsewhere nullopt, with nothing done.
+  // fuses the epilogue (whole links). GPU ranks, overlapped with t alone split (boundary_beside),
+  // without w: split linearly, a x + b D_local in in the slabs' kernels and b times the halo's hops
+  // in its completion, which finishes the boundary slabs (DslashFaces::complete_both with a
+  // FaceXpay). Elsewhere nullopt, with nothing done.
   std::optional<NormDot> apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, Progress progress,
                                     const spinor_view* w = nullptr, const spinor_view* w2 = nullptr);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
@@ -179,7 +182,7 @@ class HaloDslash {
   bool test_halo();
   void wait_halo();
   // The GPU's stages (halo_dslash.cpp): project and copy to the host; copy to the device and complete.
-  void apply_device(const spinor_view& in, const spinor_view& out, Progress progress);
+  void apply_device(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue = nullptr);
   // The GPU, overlapping, t alone split (outer t >= 3): the boundary t-slabs run beside the
   // interior's others, and the t faces complete once their slabs are done and their messages in,
   // while the interior still runs.
@@ -188,7 +191,8 @@ class HaloDslash {
   void post_and_wait(HaloCallTimes& t);  // the GPU's messages, or notices, once staged out
   // Returns when (MPI_Wtime) the completion was launched, before waiting for it. beside: the call's
   // boundary_beside, decided once at its start.
-  double stage_in(const spinor_view& out, bool beside);
+  // epilogue: the xpay's second half, in the t faces' completion (apply_xpay).
+  double stage_in(const spinor_view& out, bool beside, const XpayCall* epilogue = nullptr);
 
   // Chunks: at least kMinSlabs slabs, and more for long calls (mrhs), about one per kSlabWork
   // vectors x blocks of output.

@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -143,6 +145,67 @@ TEST_P(CudaHaloDslashTest, AgreesWithTheSingleProcessReference) {
             }
           }
         }
+      }
+  };
+  if (v.single) run(float{});
+  else run(double{});
+}
+
+// The even-odd operator's last pass on GPU ranks (HaloDslash::apply_xpay): overlapped with t alone
+// split, split linearly, a x + b D_local in in the slabs' kernels and b times the halo's hops in the
+// completion of the boundary slabs. out against a x + b (the same call's plain apply) site by site,
+// and its norm against ||out||^2 summed here, on each rank; on other grids, without overlap or with
+// an inner product, nothing is done. Both dagger and not, both output parities.
+TEST_P(CudaHaloDslashTest, XpaySplitsOverTheSlabsAndTheirFaces) {
+  if (!skip_reason().empty()) GTEST_SKIP() << skip_reason();
+  const Variant v = GetParam();
+  const Geometry global = global_lattice();
+  const ProcessGrid grid(g_grid, global.extents());
+  GaugeField<double> u_double(global);
+  fill_random_su3(u_double, 11);
+  const auto run = [&]<class Real>(Real) {
+    const GaugeField<Real> u_global = convert_precision<Real>(u_double);
+    const GaugeField<Real> u = scatter(grid, grid.rank() == 0 ? &u_global : nullptr);
+    const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
+    const Real a = Real(1.25), b = Real(-0.4);
+    for (Subset out : {Subset::Even, Subset::Odd})
+      for (bool dagger : {false, true}) {
+        DslashConfig cfg{.kernel = v.kernel, .dispatch = v.dispatch, .out = out, .dagger = dagger};
+        cfg.nrhs = v.kernel == KernelFamily::Mrhs ? static_cast<int>(32 / sizeof(Real)) : 1;
+        cfg.tile = {1, 3, 2, 1};
+        HaloDslash<Real, CudaSpace> d(grid, u, cfg);
+        const DslashKernel<Real, CudaSpace>& k = d.kernel();
+        const std::string what = k.label() + " " + to_string(out) + (dagger ? " dagger" : "") + " on " + grid.describe();
+        std::vector<SpinorField<Real>> in_fields, x_fields;
+        for (int r = 0; r < cfg.nrhs; ++r) {
+          const auto seed = static_cast<std::uint64_t>(100 * grid.rank() + r);
+          fill_gaussian(in_fields.emplace_back(grid.local(), d.in_subset()), 700 + seed);
+          fill_gaussian(x_fields.emplace_back(grid.local(), d.in_subset()), 900 + seed);  // any values in every slot
+        }
+        const auto in = k.allocate_spinors("in"), x = k.allocate_spinors("x"), plain = k.allocate_spinors("plain"), fused = k.allocate_spinors("fused");
+        k.pack(in_fields, in);
+        k.pack(x_fields, x);
+        d.apply(in, plain, Progress::Chunks);
+        const bool splits = grid.split(3) && !grid.split(0) && !grid.split(1) && !grid.split(2) && k.outer_t() >= 3;
+        const std::optional<NormDot> sums = d.apply_xpay(in, a, x, b, fused, Progress::Chunks);
+        ASSERT_EQ(sums.has_value(), splits) << what;
+        EXPECT_FALSE(d.apply_xpay(in, a, x, b, fused, Progress::None).has_value()) << what << ": without overlap";
+        EXPECT_FALSE(d.apply_xpay(in, a, x, b, fused, Progress::Chunks, &x).has_value()) << what << ": with an inner product";
+        if (!splits) continue;
+        const auto host = [](const auto& view) {
+          const auto h = create_mirror_view(view);
+          deep_copy(h, view);
+          return h;
+        };
+        const auto x_h = host(x), plain_h = host(plain), fused_h = host(fused);
+        double worst = 0, norm2 = 0;
+        for (std::size_t i = 0; i < fused_h.size(); ++i) {
+          const double expect = static_cast<double>(a) * x_h(i) + static_cast<double>(b) * plain_h(i);
+          worst = std::max(worst, std::abs(fused_h(i) - expect) / (std::abs(expect) + 1));
+          norm2 += static_cast<double>(fused_h(i)) * fused_h(i);
+        }
+        EXPECT_LT(max_over_ranks(worst), tolerance) << what;
+        EXPECT_LT(max_over_ranks(std::abs(sums->norm2 - norm2) / norm2), tolerance) << what;
       }
   };
   if (v.single) run(float{});
