@@ -450,16 +450,7 @@ struct DslashBody {
   // M passes). A site's products are summed in Real, lane by lane; the sites in double.
   DSLASH_FORCE_INLINE void xpay(C (&acc)[3][4], index_t i, int b, Sums& sums) const {
     const index_t offset = (i * a.site_stride + b * a.block_stride) * W;
-    const Real* x = a.xpay_x + offset;
-    const Vec xa(a.xpay_a), xb(a.xpay_b);
-    Vec squares(Real(0));
-    for (int sp = 0; sp < 4; ++sp)
-      for (int r = 0; r < 3; ++r) {
-        const C xv = load_component<Vec, kPairs>(x, 3 * sp + r, component_stride());
-        C& z = acc[r][sp];
-        z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
-        squares = squares + z.re * z.re + z.im * z.im;
-      }
+    const Vec squares = xpay_components(a.xpay_x + offset, component_stride(), a.xpay_a, a.xpay_b, acc);
     if constexpr (E == Epilogue::Norm) {
       add_lanes(squares, sums);
     } else {
@@ -467,6 +458,21 @@ struct DslashBody {
       add_dot(a.xpay_w + offset, acc, sums[1], sums[2]);
       add_dot(a.xpay_w2 + offset, acc, sums[3], sums[4]);
     }
+  }
+  // acc <- a x + b acc over a site's 12 components (x: the site's reals, in acc's layout), returning
+  // ||acc||^2 lane by lane: the epilogue's arithmetic, shared with the GPU's face completion
+  // (kernels/face_body.hpp).
+  DSLASH_FORCE_INLINE static Vec xpay_components(const Real* x, index_t stride, Real a, Real b, C (&acc)[3][4]) {
+    const Vec xa(a), xb(b);
+    Vec squares(Real(0));
+    for (int sp = 0; sp < 4; ++sp)
+      for (int r = 0; r < 3; ++r) {
+        const C xv = load_component<Vec, kPairs>(x, 3 * sp + r, stride);
+        C& z = acc[r][sp];
+        z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
+        squares = squares + z.re * z.re + z.im * z.im;
+      }
+    return squares;
   }
   // re + i im += <w, acc> = sum conj(w) acc over the site's components (w: the site's reals).
   DSLASH_FORCE_INLINE void add_dot(const Real* w, const C (&acc)[3][4], double& re, double& im) const {

@@ -85,19 +85,10 @@ struct FaceBody {
     }
   }
 
-  // acc <- a x + b acc at face vector i, block b (the arithmetic of DslashBody::xpay).
+  // acc <- a x + b acc at face vector i, block b, as the kernel's epilogue does it.
   DSLASH_FORCE_INLINE static void xpay(const FaceArgs<Real>& f, index_t i, int b, C (&acc)[3][4], double& norm) {
     const Real* x = f.xpay.x + f.vectors[i] + b * f.block_stride * W;
-    const Vec xa(f.xpay.a), xb(f.xpay.b);
-    Vec squares(Real(0));
-    for (int sp = 0; sp < 4; ++sp)
-      for (int r = 0; r < 3; ++r) {
-        const C xv = load_component<Vec, kPairs>(x, 3 * sp + r, f.component_stride);
-        C& z = acc[r][sp];
-        z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
-        squares = squares + z.re * z.re + z.im * z.im;
-      }
-    Body::add_lanes(squares, norm);
+    Body::add_lanes(Body::xpay_components(x, f.component_stride, f.xpay.a, f.xpay.b, acc), norm);
   }
 
   // One index per face vector: W threads (a lane each) on a GPU, one with the lanes in a register on

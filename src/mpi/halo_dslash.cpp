@@ -559,25 +559,23 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   t.at.host_complete_launched = stage_in(out, beside, epilogue) - start;
   t.call = MPI_Wtime() - start;
   if (epilogue) epilogue->sums = {g.sum(0) + g.sum(1), {}, {}};  // both streams have ended (stage_in)
-  if (!time_stages_) {
-    times_.push_back(t);
-    return;
-  }
-  for_each_split([&](int mu) {
-    const auto m = static_cast<std::size_t>(mu);
-    t.project[m] = g.project[m].seconds();
-    t.complete[m] = g.complete[m].seconds();
-  });
-  t.interior = g.computed.seconds();
-  if (beside) t.at.boundary_done = std::max(g.first.stop.since(g.computed.start), g.last.stop.since(g.computed.start));
-  t.at.faces_out = g.copy_out.stop.since(g.computed.start);
-  if (out.size() > 0)
-    for_each_split([&](int mu) { t.at.complete_done = std::max(t.at.complete_done, g.complete[static_cast<std::size_t>(mu)].stop.since(g.computed.start)); });
-  if (g.peer) {
-    t.to_peers = g.copy_out.seconds();
-  } else {
-    t.to_host = g.copy_out.seconds();
-    t.to_device = g.to_device.seconds();
+  if (time_stages_) {  // the stages from their events, now that both streams have ended
+    for_each_split([&](int mu) {
+      const auto m = static_cast<std::size_t>(mu);
+      t.project[m] = g.project[m].seconds();
+      t.complete[m] = g.complete[m].seconds();
+    });
+    t.interior = g.computed.seconds();
+    if (beside) t.at.boundary_done = std::max(g.first.stop.since(g.computed.start), g.last.stop.since(g.computed.start));
+    t.at.faces_out = g.copy_out.stop.since(g.computed.start);
+    if (out.size() > 0)
+      for_each_split([&](int mu) { t.at.complete_done = std::max(t.at.complete_done, g.complete[static_cast<std::size_t>(mu)].stop.since(g.computed.start)); });
+    if (g.peer) {
+      t.to_peers = g.copy_out.seconds();
+    } else {
+      t.to_host = g.copy_out.seconds();
+      t.to_device = g.to_device.seconds();
+    }
   }
   times_.push_back(t);
 #else
