@@ -57,12 +57,15 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 // (for_each_site says why).
 // E: the epilogue of RunArgs for the even-odd operator's second hop (DslashKernel::apply_xpay):
 // out = a x + b D in with its norm (Norm, CG), and <w, out> and <w2, out> too (NormDot, BiCGStab).
+template <Epilogue E>
+using EpilogueSumsOf = std::conditional_t<E == Epilogue::NormDot, EpilogueSums, double>;
+
 template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, Epilogue E = Epilogue::None>
 struct DslashBody {
   static constexpr bool Xpay = E != Epilogue::None;
   // What a launch sums over its sites: the norm alone in one double, which keeps CG's kernels as
   // they were (the GPU's naive CG 6-24% slower with three sums in every epilogue launch).
-  using Sums = std::conditional_t<E == Epilogue::NormDot, EpilogueSums, double>;
+  using Sums = EpilogueSumsOf<E>;
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
   static constexpr int kRowReals = 6 * kLinkLanes;        // one colour row of one link: 3 complex
@@ -445,24 +448,19 @@ struct DslashBody {
       for (C& z : row) z = {Vec(Real(0)), Vec(Real(0))};
   }
 
-  // The epilogue at output site i, block b: acc <- a x + b acc; the norm += ||acc||^2 and, NormDot,
-  // sums[1] + i sums[2] += <w, acc> = sum conj(w) acc, sums[3] + i sums[4] += <w2, acc> (BiCGStab's
-  // M passes). A site's products are summed in Real, lane by lane; the sites in double.
+  // The epilogue at output site i, block b (xpay_sums).
   DSLASH_FORCE_INLINE void xpay(C (&acc)[3][4], index_t i, int b, Sums& sums) const {
     const index_t offset = (i * a.site_stride + b * a.block_stride) * W;
-    const Vec squares = xpay_components(a.xpay_x + offset, component_stride(), a.xpay_a, a.xpay_b, acc);
-    if constexpr (E == Epilogue::Norm) {
-      add_lanes(squares, sums);
-    } else {
-      add_lanes(squares, sums[0]);
-      add_dot(a.xpay_w + offset, acc, sums[1], sums[2]);
-      add_dot(a.xpay_w2 + offset, acc, sums[3], sums[4]);
-    }
+    const auto at = [&](const Real* v) { return v != nullptr ? v + offset : nullptr; };
+    xpay_sums<E>(a.xpay_x + offset, at(a.xpay_w), at(a.xpay_w2), component_stride(), a.xpay_a, a.xpay_b, acc, sums);
   }
-  // acc <- a x + b acc over a site's 12 components (x: the site's reals, in acc's layout), returning
-  // ||acc||^2 lane by lane: the epilogue's arithmetic, shared with the GPU's face completion
-  // (kernels/face_body.hpp).
-  DSLASH_FORCE_INLINE static Vec xpay_components(const Real* x, index_t stride, Real a, Real b, C (&acc)[3][4]) {
+  // acc <- a x + b acc over a site's 12 components (x, w, w2: the site's reals, in acc's layout);
+  // sums += ||acc||^2 (Norm), and ||acc||^2, <w, acc> = sum conj(w) acc and <w2, acc> (NormDot:
+  // BiCGStab's M passes). A site's products are summed in Real, lane by lane; the sites in double.
+  // The epilogue's arithmetic, shared with the GPU's face completion (kernels/face_body.hpp).
+  template <Epilogue Sum>
+  DSLASH_FORCE_INLINE static void xpay_sums(const Real* x, const Real* w, const Real* w2, index_t stride, Real a, Real b, C (&acc)[3][4],
+                                            EpilogueSumsOf<Sum>& sums) {
     const Vec xa(a), xb(b);
     Vec squares(Real(0));
     for (int sp = 0; sp < 4; ++sp)
@@ -472,14 +470,20 @@ struct DslashBody {
         z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
         squares = squares + z.re * z.re + z.im * z.im;
       }
-    return squares;
+    if constexpr (Sum == Epilogue::Norm) {
+      add_lanes(squares, sums);
+    } else {
+      add_lanes(squares, sums[0]);
+      add_dot(w, stride, acc, sums[1], sums[2]);
+      add_dot(w2, stride, acc, sums[3], sums[4]);
+    }
   }
   // re + i im += <w, acc> = sum conj(w) acc over the site's components (w: the site's reals).
-  DSLASH_FORCE_INLINE void add_dot(const Real* w, const C (&acc)[3][4], double& re, double& im) const {
+  DSLASH_FORCE_INLINE static void add_dot(const Real* w, index_t stride, const C (&acc)[3][4], double& re, double& im) {
     Vec dot_re(Real(0)), dot_im(Real(0));
     for (int sp = 0; sp < 4; ++sp)
       for (int r = 0; r < 3; ++r) {
-        const C wv = load_component<Vec, kPairs>(w, 3 * sp + r, component_stride());
+        const C wv = load_component<Vec, kPairs>(w, 3 * sp + r, stride);
         const C& z = acc[r][sp];
         dot_re = dot_re + wv.re * z.re + wv.im * z.im;
         dot_im = dot_im + wv.re * z.im - wv.im * z.re;
@@ -521,7 +525,7 @@ struct DslashBody {
   }
 
   // A launch of f(index..., Sums& sums): with Xpay a parallel_reduce whose sums it returns (or, with
-  // a.norm_into, leaves there), else a parallel_for (the sums a dead local).
+  // a.norm_into or a.sums_into, leaves there), else a parallel_for (the sums a dead local).
   template <class F>
   struct WithoutSum {
     F f;
@@ -537,6 +541,11 @@ struct DslashBody {
     if constexpr (E == Epilogue::Norm)
       if (a.norm_into.device != nullptr) {
         parallel_reduce(a.label, policy, f, a.norm_into);
+        return sum;
+      }
+    if constexpr (E == Epilogue::NormDot)
+      if (a.sums_into.device != nullptr) {
+        parallel_reduce(a.label, policy, f, a.sums_into);
         return sum;
       }
     if constexpr (Xpay) parallel_reduce(a.label, policy, f, sum);
@@ -619,7 +628,8 @@ void launch_dslash(const RunArgs<Real>& args) {
   const auto sums = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
   if constexpr (E == Epilogue::Norm)
     if (args.norm_into.device == nullptr) *args.sums = {sums, 0, 0, 0, 0};
-  if constexpr (E == Epilogue::NormDot) *args.sums = sums;
+  if constexpr (E == Epilogue::NormDot)
+    if (args.sums_into.device == nullptr) *args.sums = sums;
 }
 
 // Calls launch<SiteMajor, Reals>() for the layout and gauge compression of args: each is a template

@@ -342,6 +342,24 @@ void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Rea
 }
 
 template <class Real, class Space>
+void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                                                      index_t t_begin, index_t t_end, const spinor_view& w, const spinor_view& w2,
+                                                      ReduceInto<EpilogueSums> sums) const {
+  if (const std::string why = epilogue_refusal(true); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  for (const spinor_view* v : {&x, &w, &w2})
+    if (v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay's or an inner product's buffer has the wrong size");
+  if (sums.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the sums");
+  RunArgs<Real> args = run_args(in, out, t_begin, t_end);
+  args.xpay_x = x.data();
+  args.xpay_w = w.data();
+  args.xpay_w2 = w2.data();
+  args.xpay_a = a;
+  args.xpay_b = b;
+  args.sums_into = sums;
+  runner_(args);
+}
+
+template <class Real, class Space>
 std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo, bool with_dot) const {
   const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end(), gpu = !Space::host_accessible;
   if (split && !with_halo)

@@ -114,10 +114,13 @@ class DslashKernel {
   // The same on the output sites of outer t in [t_begin, t_end), with the split directions' hops
   // left out: out = a x + b D_local in, whose faces the caller completes with b times the halo's
   // hops (the xpay is linear: DslashFaces::complete_both with a FaceXpay). ||out||^2 over those
-  // sites is left at norm. Only where fuses_local_xpay().
+  // sites is left at norm; with w and w2, ||out||^2, <w, out> and <w2, out> (EpilogueSums) at sums.
+  // Only where fuses_local_xpay(with the inner products).
   void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
                              ReduceInto<double> norm) const;
-  bool fuses_local_xpay() const { return epilogue_refusal(false).empty(); }
+  void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
+                             const spinor_view& w, const spinor_view& w2, ReduceInto<EpilogueSums> sums) const;
+  bool fuses_local_xpay(bool with_dot = false) const { return epilogue_refusal(with_dot).empty(); }
   // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
   // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
   // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,

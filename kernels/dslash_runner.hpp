@@ -63,9 +63,11 @@ struct RunArgs {
   const Real* xpay_w2;
   Real xpay_a, xpay_b;
   EpilogueSums* sums;
-  // Instead of *sums, where set (the Norm epilogue only): ||out||^2 left in memory of the kernel's
-  // space, the launch returning before it is in (DslashKernel::apply_xpay_into).
+  // Instead of *sums, where set: ||out||^2 (norm_into, the Norm epilogue), or all five sums
+  // (sums_into, NormDot), left in memory of the kernel's space, the launch returning before they are
+  // in (DslashKernel::apply_xpay_into, apply_local_xpay_into).
   ReduceInto<double> norm_into;
+  ReduceInto<EpilogueSums> sums_into;
   // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops
   // (DslashKernel::prefetches_links says when).
   bool prefetch_links;
@@ -83,12 +85,15 @@ using DslashRunner = void (*)(const RunArgs<Real>&);
 // A completion that also finishes the even-odd operator's last pass on the vectors it completes
 // (a GPU rank's xpay split linearly: mpi/halo_dslash.hpp, HaloDslash::apply_xpay): each becomes
 // a x + b (the kernel's hops it held + the halo's), all its lanes, and ||.||^2 over them is left at
-// norm. x is in the output's layout.
+// norm; or, where w is set, ||.||^2, <w, .> and <w2, .> (EpilogueSums) at sums. x, w and w2 are in
+// the output's layout.
 template <class Real>
 struct FaceXpay {
   const Real* x = nullptr;
   Real a = 1, b = 1;
   ReduceInto<double> norm;
+  const Real *w = nullptr, *w2 = nullptr;
+  ReduceInto<EpilogueSums> sums;
 };
 
 template <class Real>

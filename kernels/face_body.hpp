@@ -48,10 +48,10 @@ struct FaceBody {
     }
   }
 
-  // Xpay (x.xpay, the GPU only): the vector's lanes become a x + b acc after the halo's hops, and
-  // their ||.||^2 goes into norm.
-  template <int Mu, int S, bool Xpay = false>
-  DSLASH_INLINE_FUNCTION static void complete(const FaceArgs<Real>& x, index_t i, double& norm) {
+  // With an epilogue (x.xpay, the GPU only): the vector's lanes become a x + b acc after the halo's
+  // hops, and their sums go into sums, as the kernel's epilogue does it (DslashBody::xpay_sums).
+  template <int Mu, int S, Epilogue E = Epilogue::None>
+  DSLASH_INLINE_FUNCTION static void complete(const FaceArgs<Real>& x, index_t i, EpilogueSumsOf<E>& sums) {
     const int node = face_node(x);
     const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
@@ -71,7 +71,11 @@ struct FaceBody {
         Body::face_row(lk, h, r, uh);
         Body::template reconstruct<Mu, S>(acc[r], uh);
       }
-      if constexpr (Xpay) xpay(x, i, b, acc, norm);
+      if constexpr (E != Epilogue::None) {
+        const index_t offset = x.vectors[i] + b * x.block_stride * W;
+        const auto at = [&](const Real* v) { return v != nullptr ? v + offset : nullptr; };
+        Body::template xpay_sums<E>(x.xpay.x + offset, at(x.xpay.w), at(x.xpay.w2), x.component_stride, x.xpay.a, x.xpay.b, acc, sums);
+      }
       for (int r = 0; r < 3; ++r)
         for (int sp = 0; sp < 4; ++sp) {
           Real* re = o + 2 * (3 * sp + r) * x.component_stride * W;
@@ -85,12 +89,6 @@ struct FaceBody {
     }
   }
 
-  // acc <- a x + b acc at face vector i, block b, as the kernel's epilogue does it.
-  DSLASH_FORCE_INLINE static void xpay(const FaceArgs<Real>& f, index_t i, int b, C (&acc)[3][4], double& norm) {
-    const Real* x = f.xpay.x + f.vectors[i] + b * f.block_stride * W;
-    Body::add_lanes(Body::xpay_components(x, f.component_stride, f.xpay.a, f.xpay.b, acc), norm);
-  }
-
   // One index per face vector: W threads (a lane each) on a GPU, one with the lanes in a register on
   // a CPU; a's vectors, then b's. b is the other hop of direction Mu: its projector sign is -S.
   template <int Mu, int S, class Exec>
@@ -99,10 +97,17 @@ struct FaceBody {
     const index_t n = a.count;
     const RangePolicy<Exec> range(0, n + b.count, kSimt ? W : 1);
     if constexpr (kSimt) {  // the xpay is built for the GPU alone: CPU ranks read their halo in the kernel
+      if (a.complete && a.xpay.w != nullptr) {
+        parallel_reduce(a.label, range, DSLASH_LAMBDA(index_t i, EpilogueSums& sums) {
+          if (i < n) FaceBody::template complete<Mu, S, Epilogue::NormDot>(body.a, i, sums);
+          else FaceBody::template complete<Mu, -S, Epilogue::NormDot>(body.b, i - n, sums);
+        }, a.xpay.sums);
+        return;
+      }
       if (a.complete && a.xpay.x != nullptr) {
         parallel_reduce(a.label, range, DSLASH_LAMBDA(index_t i, double& norm) {
-          if (i < n) FaceBody::template complete<Mu, S, true>(body.a, i, norm);
-          else FaceBody::template complete<Mu, -S, true>(body.b, i - n, norm);
+          if (i < n) FaceBody::template complete<Mu, S, Epilogue::Norm>(body.a, i, norm);
+          else FaceBody::template complete<Mu, -S, Epilogue::Norm>(body.b, i - n, norm);
         }, a.xpay.norm);
         return;
       }

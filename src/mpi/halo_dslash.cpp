@@ -232,8 +232,9 @@ template <class Real, class Space>
 std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                                            Progress progress, const spinor_view* w, const spinor_view* w2) {
   if constexpr (kDevice) {
-    if (w != nullptr || !boundary_beside(progress) || !kernel_.fuses_local_xpay()) return std::nullopt;
-    XpayCall e{a, b, &x, nullptr, nullptr, {}};
+    if (!boundary_beside(progress) || !kernel_.fuses_local_xpay(w != nullptr)) return std::nullopt;
+    if (w2 != nullptr && w == nullptr) throw std::invalid_argument("HaloDslash::apply_xpay: a second inner product needs a first");
+    XpayCall e{a, b, &x, w, w2 != nullptr ? w2 : w, {}};
     apply_device(in, out, progress, &e);
     return e.sums;
   }
@@ -384,12 +385,17 @@ struct HaloDslash<Real, Space>::Device {
   cuda::Stream first_slab{true}, last_slab{true};
   std::array<Span, 4> project, complete;  // [mu]
   Span copy_out, to_device, computed, first, last;
-  // apply_xpay's norms: the interior slabs' (their kernel) and the boundary slabs' (their
-  // completion), in device memory and the host's mapped copy.
-  View<double, 1, LayoutRight, Space> sums{"halo_xpay_sums", 2};
-  cuda::MappedHostBuffer sums_host{2 * sizeof(double)};
-  ReduceInto<double> sum_into(int k) { return {sums.data() + k, static_cast<double*>(sums_host.on_device()) + k}; }
-  double sum(int k) const { return static_cast<const double*>(sums_host.get())[k]; }
+  // apply_xpay's sums: the interior slabs' (their kernel, k = 0) and the boundary slabs' (their
+  // completion, k = 1), in device memory and the host's mapped copy: the norm alone, or with the
+  // inner products (EpilogueSums).
+  View<EpilogueSums, 1, LayoutRight, Space> sums{"halo_xpay_sums", 2};
+  cuda::MappedHostBuffer sums_host{2 * sizeof(EpilogueSums)};
+  ReduceInto<EpilogueSums> sums_into(int k) { return {sums.data() + k, static_cast<EpilogueSums*>(sums_host.on_device()) + k}; }
+  ReduceInto<double> norm_into(int k) {  // the first of the k-th sums
+    const ReduceInto<EpilogueSums> at = sums_into(k);
+    return {reinterpret_cast<double*>(at.device), reinterpret_cast<double*>(at.host)};
+  }
+  const EpilogueSums& sum(int k) const { return static_cast<const EpilogueSums*>(sums_host.get())[k]; }
 };
 
 namespace {
@@ -496,7 +502,11 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside, co
     if (beside) {  // t alone is split: its faces beside the interior, once their slabs are done
       for (const auto* slab : {&g.first, &g.last}) cuda::check(cudaStreamWaitEvent(g.faces.get(), slab->stop.get(), 0), "cudaStreamWaitEvent");
       // apply_xpay: the t faces' vectors are the boundary slabs, and their completion does their xpay.
-      const FaceXpay<Real> xpay = epilogue ? FaceXpay<Real>{epilogue->x->data(), epilogue->a, epilogue->b, g.sum_into(1)} : FaceXpay<Real>{};
+      FaceXpay<Real> xpay{};
+      if (epilogue) {
+        xpay = {epilogue->x->data(), epilogue->a, epilogue->b, g.norm_into(1)};
+        if (epilogue->w) xpay.w = epilogue->w->data(), xpay.w2 = epilogue->w2->data(), xpay.sums = g.sums_into(1);
+      }
       complete(3, g.faces.get(), epilogue ? &xpay : nullptr);
     } else {  // after the interior (staged: and the copy to the device)
       if (g.peer) g.peer->arrive_on(g.interior.get());
@@ -528,8 +538,12 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
       record_if(time_stages_, span.start, stream);
       // apply_xpay: the interior slabs' xpay in their kernel, with their norm (their sites take no
       // halo); the boundary slabs' in their completion (stage_in).
-      if (epilogue && &span == &g.computed) kernel_.apply_local_xpay_into(in, epilogue->a, *epilogue->x, epilogue->b, out, begin, end, g.sum_into(0));
-      else kernel_.apply_slab(in, out, begin, end);
+      if (epilogue && &span == &g.computed) {
+        if (epilogue->w) kernel_.apply_local_xpay_into(in, epilogue->a, *epilogue->x, epilogue->b, out, begin, end, *epilogue->w, *epilogue->w2, g.sums_into(0));
+        else kernel_.apply_local_xpay_into(in, epilogue->a, *epilogue->x, epilogue->b, out, begin, end, g.norm_into(0));
+      } else {
+        kernel_.apply_slab(in, out, begin, end);
+      }
       // The boundary slabs' stops are not only timing: the t faces wait for them (stage_in).
       record_if(time_stages_ || &span != &g.computed, span.stop, stream);
     };
@@ -558,7 +572,11 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   }
   t.at.host_complete_launched = stage_in(out, beside, epilogue) - start;
   t.call = MPI_Wtime() - start;
-  if (epilogue) epilogue->sums = {g.sum(0) + g.sum(1), {}, {}};  // both streams have ended (stage_in)
+  if (epilogue) {  // both streams have ended (stage_in)
+    const EpilogueSums &slabs = g.sum(0), &faces = g.sum(1);
+    if (epilogue->w) epilogue->sums = {slabs[0] + faces[0], {slabs[1] + faces[1], slabs[2] + faces[2]}, {slabs[3] + faces[3], slabs[4] + faces[4]}};
+    else epilogue->sums = {slabs[0] + faces[0], {}, {}};
+  }
   if (time_stages_) {  // the stages from their events, now that both streams have ended
     for_each_split([&](int mu) {
       const auto m = static_cast<std::size_t>(mu);

@@ -125,10 +125,11 @@ class HaloDslash {
   // Collective. out = a x + b D in, the even-odd operator's last pass in the kernel's epilogue
   // (DslashKernel::apply_xpay), returning ||out||^2 and, where w is given, <w, out> and <w2, out> on this rank;
   // where the halo's hops are added in the kernel (completion(progress) is "kernel") and the kernel
-  // fuses the epilogue (whole links). GPU ranks, overlapped with t alone split (boundary_beside),
-  // without w: split linearly, a x + b D_local in in the slabs' kernels and b times the halo's hops
-  // in its completion, which finishes the boundary slabs (DslashFaces::complete_both with a
-  // FaceXpay). Elsewhere nullopt, with nothing done.
+  // fuses the epilogue (whole links). GPU ranks, overlapped with t alone split (boundary_beside):
+  // split linearly, a x + b D_local in in the slabs' kernels and b times the halo's hops in its
+  // completion, which finishes the boundary slabs (DslashFaces::complete_both with a FaceXpay), each
+  // with its sums; with w, where the kernel's epilogue takes an inner product (not the GPU's naive).
+  // Elsewhere nullopt, with nothing done.
   std::optional<NormDot> apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, Progress progress,
                                     const spinor_view* w = nullptr, const spinor_view* w2 = nullptr);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
