@@ -457,7 +457,9 @@ struct DslashBody {
   // acc <- a x + b acc over a site's 12 components (x, w, w2: the site's reals, in acc's layout);
   // sums += ||acc||^2 (Norm), and ||acc||^2, <w, acc> = sum conj(w) acc and <w2, acc> (NormDot:
   // BiCGStab's M passes). A site's products are summed in Real, lane by lane; the sites in double.
-  // The epilogue's arithmetic, shared with the GPU's face completion (kernels/face_body.hpp).
+  // The epilogue's arithmetic, shared with the GPU's face completion (kernels/face_body.hpp). Its
+  // fused multiply-adds are spelled out: left to contraction, GCC 13 and nvcc fused the Norm and
+  // NormDot instantiations differently (outputs an ulp apart, norms in the last bits).
   template <Epilogue Sum>
   DSLASH_FORCE_INLINE static void xpay_sums(const Real* x, const Real* w, const Real* w2, index_t stride, Real a, Real b, C (&acc)[3][4],
                                             EpilogueSumsOf<Sum>& sums) {
@@ -467,8 +469,8 @@ struct DslashBody {
       for (int r = 0; r < 3; ++r) {
         const C xv = load_component<Vec, kPairs>(x, 3 * sp + r, stride);
         C& z = acc[r][sp];
-        z = {xa * xv.re + xb * z.re, xa * xv.im + xb * z.im};
-        squares = squares + z.re * z.re + z.im * z.im;
+        z = {simd::madd(xa, xv.re, xb * z.re), simd::madd(xa, xv.im, xb * z.im)};
+        squares = simd::madd(z.im, z.im, simd::madd(z.re, z.re, squares));
       }
     if constexpr (Sum == Epilogue::Norm) {
       add_lanes(squares, sums);
@@ -485,8 +487,8 @@ struct DslashBody {
       for (int r = 0; r < 3; ++r) {
         const C wv = load_component<Vec, kPairs>(w, 3 * sp + r, stride);
         const C& z = acc[r][sp];
-        dot_re = dot_re + wv.re * z.re + wv.im * z.im;
-        dot_im = dot_im + wv.re * z.im - wv.im * z.re;
+        dot_re = simd::madd(wv.im, z.im, simd::madd(wv.re, z.re, dot_re));
+        dot_im = simd::nmadd(wv.im, z.re, simd::madd(wv.re, z.im, dot_im));
       }
     add_lanes(dot_re, re);
     add_lanes(dot_im, im);

@@ -3,6 +3,8 @@
 // 8.1; xsimd 9+ renamed hadd to reduce_add and changed some arch spellings).
 #include <xsimd/xsimd.hpp>
 
+#include <type_traits>
+
 namespace dslash::simd {
 
 // The x86-64 instruction sets we compile kernels for, as xsimd arch tags.
@@ -22,6 +24,33 @@ template <class T, class A>
 inline Batch<T, A> nmadd(const Batch<T, A>& a, const Batch<T, A>& b, const Batch<T, A>& c) {
   return xsimd::fnma(a, b, c);
 }
+
+#if defined(__x86_64__) || defined(__i386__)
+// xsimd 8.1 has no fma for AVX-512F: its generic one is a * b + c, two roundings that the compiler
+// fuses or not instantiation by instantiation (GCC 13 fused the xpay epilogue of the Norm and
+// NormDot kernels differently: their outputs an ulp apart). The instructions themselves, as templates
+// so that only the -mavx512f unit instantiates them.
+template <class A>
+  requires std::is_same_v<A, xsimd::avx512f>
+inline Batch<float, A> madd(const Batch<float, A>& a, const Batch<float, A>& b, const Batch<float, A>& c) {
+  return _mm512_fmadd_ps(a, b, c);
+}
+template <class A>
+  requires std::is_same_v<A, xsimd::avx512f>
+inline Batch<double, A> madd(const Batch<double, A>& a, const Batch<double, A>& b, const Batch<double, A>& c) {
+  return _mm512_fmadd_pd(a, b, c);
+}
+template <class A>
+  requires std::is_same_v<A, xsimd::avx512f>
+inline Batch<float, A> nmadd(const Batch<float, A>& a, const Batch<float, A>& b, const Batch<float, A>& c) {
+  return _mm512_fnmadd_ps(a, b, c);  // c - a b
+}
+template <class A>
+  requires std::is_same_v<A, xsimd::avx512f>
+inline Batch<double, A> nmadd(const Batch<double, A>& a, const Batch<double, A>& b, const Batch<double, A>& c) {
+  return _mm512_fnmadd_pd(a, b, c);
+}
+#endif
 
 // The vector maths of gauge compression (kernels/link_compression.hpp).
 template <class T, class A>
