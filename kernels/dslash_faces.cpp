@@ -159,12 +159,11 @@ void DslashFaces<Real, Space>::complete_both(int mu, const Real* forward_half, c
   const auto m = static_cast<std::size_t>(mu);
   const bool alone = std::count(cfg_.halo.begin(), cfg_.halo.end(), true) == 1 && cfg_.halo[m];
   const bool sums_kept = xpay.w != nullptr ? xpay.sums.device != nullptr : xpay.norm.device != nullptr;
-  if (Space::host_accessible || !alone || layout_.outer[m] < 2 || xpay.x == nullptr || !sums_kept || (xpay.w2 != nullptr && xpay.w == nullptr))
+  if (Space::host_accessible || !alone || layout_.outer[m] < 2 || xpay.x == nullptr || !sums_kept || (xpay.w == nullptr) != (xpay.w2 == nullptr))
     throw std::invalid_argument("DslashFaces: the xpay completion needs the GPU, direction " + std::to_string(mu) +
-                                " the only split one with two faces apart, x, memory for its sums, and w where w2 is given");
+                                " the only split one with two faces apart, x, memory for its sums, and w and w2 together");
   FaceArgs<Real> forward = complete_args(mu, Hop::Forward, forward_half, out), backward = complete_args(mu, Hop::Backward, backward_half, out);
   forward.xpay = backward.xpay = xpay;
-  if (xpay.w2 == nullptr) forward.xpay.w2 = backward.xpay.w2 = xpay.w;
   forward.label = "dslash_face_complete_xpay";
   runner_(forward, &backward);
 }

@@ -293,21 +293,10 @@ NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, con
 template <class Real, class Space>
 NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                               const ReceivedHalo<Real>& received, const spinor_view* w, const spinor_view* w2) const {
-  if (const std::string why = xpay_refusal(true, w != nullptr); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
+  RunArgs<Real> args = xpay_args(xpay_refusal(true, w != nullptr), in, a, x, b, out, 0, outer_t(), w, w2);
   if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end()) check_received(received);
-  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
-  if (w2 != nullptr && w == nullptr) throw std::invalid_argument(label_ + ": a second inner product needs a first");
-  if (w2 == nullptr) w2 = w;
-  for (const spinor_view* v : {w, w2})
-    if (v != nullptr && v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
-  RunArgs<Real> args = run_args(in, out, 0, outer_t());
   EpilogueSums sums{};
   args.received = received;
-  args.xpay_x = x.data();
-  args.xpay_w = w != nullptr ? w->data() : nullptr;
-  args.xpay_w2 = w2 != nullptr ? w2->data() : nullptr;
-  args.xpay_a = a;
-  args.xpay_b = b;
   args.sums = &sums;
   runner_(args);
   return {sums[0], {sums[1], sums[2]}, {sums[3], sums[4]}};
@@ -316,13 +305,8 @@ NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, con
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                                 ReduceInto<double> norm) const {
-  if (const std::string why = xpay_refusal(false, false); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
-  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  RunArgs<Real> args = xpay_args(xpay_refusal(false, false), in, a, x, b, out, 0, outer_t());
   if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay_into needs memory for the norm");
-  RunArgs<Real> args = run_args(in, out, 0, outer_t());
-  args.xpay_x = x.data();
-  args.xpay_a = a;
-  args.xpay_b = b;
   args.norm_into = norm;
   runner_(args);
 }
@@ -330,13 +314,8 @@ void DslashKernel<Real, Space>::apply_xpay_into(const spinor_view& in, Real a, c
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                                       index_t t_begin, index_t t_end, ReduceInto<double> norm) const {
-  if (const std::string why = epilogue_refusal(false); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
-  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  RunArgs<Real> args = xpay_args(epilogue_refusal(false), in, a, x, b, out, t_begin, t_end);
   if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the norm");
-  RunArgs<Real> args = run_args(in, out, t_begin, t_end);
-  args.xpay_x = x.data();
-  args.xpay_a = a;
-  args.xpay_b = b;
   args.norm_into = norm;
   runner_(args);
 }
@@ -345,18 +324,31 @@ template <class Real, class Space>
 void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                                       index_t t_begin, index_t t_end, const spinor_view& w, const spinor_view& w2,
                                                       ReduceInto<EpilogueSums> sums) const {
-  if (const std::string why = epilogue_refusal(true); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
-  for (const spinor_view* v : {&x, &w, &w2})
-    if (v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay's or an inner product's buffer has the wrong size");
+  RunArgs<Real> args = xpay_args(epilogue_refusal(true), in, a, x, b, out, t_begin, t_end, &w, &w2);
   if (sums.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the sums");
-  RunArgs<Real> args = run_args(in, out, t_begin, t_end);
-  args.xpay_x = x.data();
-  args.xpay_w = w.data();
-  args.xpay_w2 = w2.data();
-  args.xpay_a = a;
-  args.xpay_b = b;
   args.sums_into = sums;
   runner_(args);
+}
+
+// What every xpay checks and sets: refusal (why the kernel cannot, empty where it can), the sizes of
+// x and of the inner products' vectors; w2 is w where it is not given.
+template <class Real, class Space>
+RunArgs<Real> DslashKernel<Real, Space>::xpay_args(const std::string& refusal, const spinor_view& in, Real a, const spinor_view& x, Real b,
+                                                   const spinor_view& out, index_t t_begin, index_t t_end, const spinor_view* w,
+                                                   const spinor_view* w2) const {
+  if (!refusal.empty()) throw std::invalid_argument(label_ + ": " + refusal);
+  if (w2 != nullptr && w == nullptr) throw std::invalid_argument(label_ + ": a second inner product needs a first");
+  if (w2 == nullptr) w2 = w;
+  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  for (const spinor_view* v : {w, w2})
+    if (v != nullptr && v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
+  RunArgs<Real> args = run_args(in, out, t_begin, t_end);
+  args.xpay_x = x.data();
+  args.xpay_w = w != nullptr ? w->data() : nullptr;
+  args.xpay_w2 = w2 != nullptr ? w2->data() : nullptr;
+  args.xpay_a = a;
+  args.xpay_b = b;
+  return args;
 }
 
 template <class Real, class Space>

@@ -161,6 +161,8 @@ class DslashKernel {
   // The halo's checks of apply(in, out, received): the GPU, a split direction without its messages.
   void check_received(const ReceivedHalo<Real>& received) const;
   RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
+  RunArgs<Real> xpay_args(const std::string& refusal, const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
+                          index_t t_begin, index_t t_end, const spinor_view* w = nullptr, const spinor_view* w2 = nullptr) const;
   // Where the kernel's outer sites are: output sites over the folded lanes.
   index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }
 

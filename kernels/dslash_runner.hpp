@@ -85,8 +85,8 @@ using DslashRunner = void (*)(const RunArgs<Real>&);
 // A completion that also finishes the even-odd operator's last pass on the vectors it completes
 // (a GPU rank's xpay split linearly: mpi/halo_dslash.hpp, HaloDslash::apply_xpay): each becomes
 // a x + b (the kernel's hops it held + the halo's), all its lanes, and ||.||^2 over them is left at
-// norm; or, where w is set, ||.||^2, <w, .> and <w2, .> (EpilogueSums) at sums. x, w and w2 are in
-// the output's layout.
+// norm; or, where w and w2 are set, ||.||^2, <w, .> and <w2, .> (EpilogueSums) at sums. x, w and
+// w2 are in the output's layout.
 template <class Real>
 struct FaceXpay {
   const Real* x = nullptr;

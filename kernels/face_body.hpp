@@ -89,6 +89,17 @@ struct FaceBody {
     }
   }
 
+  // The completion with an epilogue: both hops' face vectors sum into one destination.
+  template <int Mu, int S, Epilogue E, class Exec>
+  void complete_reducing(const RangePolicy<Exec>& range, ReduceInto<EpilogueSumsOf<E>> into) const {
+    const FaceBody body = *this;
+    const index_t n = a.count;
+    parallel_reduce(a.label, range, DSLASH_LAMBDA(index_t i, EpilogueSumsOf<E>& sums) {
+      if (i < n) FaceBody::template complete<Mu, S, E>(body.a, i, sums);
+      else FaceBody::template complete<Mu, -S, E>(body.b, i - n, sums);
+    }, into);
+  }
+
   // One index per face vector: W threads (a lane each) on a GPU, one with the lanes in a register on
   // a CPU; a's vectors, then b's. b is the other hop of direction Mu: its projector sign is -S.
   template <int Mu, int S, class Exec>
@@ -97,20 +108,8 @@ struct FaceBody {
     const index_t n = a.count;
     const RangePolicy<Exec> range(0, n + b.count, kSimt ? W : 1);
     if constexpr (kSimt) {  // the xpay is built for the GPU alone: CPU ranks read their halo in the kernel
-      if (a.complete && a.xpay.w != nullptr) {
-        parallel_reduce(a.label, range, DSLASH_LAMBDA(index_t i, EpilogueSums& sums) {
-          if (i < n) FaceBody::template complete<Mu, S, Epilogue::NormDot>(body.a, i, sums);
-          else FaceBody::template complete<Mu, -S, Epilogue::NormDot>(body.b, i - n, sums);
-        }, a.xpay.sums);
-        return;
-      }
-      if (a.complete && a.xpay.x != nullptr) {
-        parallel_reduce(a.label, range, DSLASH_LAMBDA(index_t i, double& norm) {
-          if (i < n) FaceBody::template complete<Mu, S, Epilogue::Norm>(body.a, i, norm);
-          else FaceBody::template complete<Mu, -S, Epilogue::Norm>(body.b, i - n, norm);
-        }, a.xpay.norm);
-        return;
-      }
+      if (a.complete && a.xpay.w != nullptr) return complete_reducing<Mu, S, Epilogue::NormDot>(range, a.xpay.sums);
+      if (a.complete && a.xpay.x != nullptr) return complete_reducing<Mu, S, Epilogue::Norm>(range, a.xpay.norm);
     }
     if (a.complete)
       parallel_for(a.label, range, DSLASH_LAMBDA(index_t i) {

@@ -231,15 +231,14 @@ void HaloDslash<Real, Space>::apply(const spinor_view& in, const spinor_view& ou
 template <class Real, class Space>
 std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
                                                            Progress progress, const spinor_view* w, const spinor_view* w2) {
+  if (w2 != nullptr && w == nullptr) throw std::invalid_argument("HaloDslash::apply_xpay: a second inner product needs a first");
+  XpayCall e{a, b, &x, w, w2 != nullptr ? w2 : w, {}};
   if constexpr (kDevice) {
     if (!boundary_beside(progress) || !kernel_.fuses_local_xpay(w != nullptr)) return std::nullopt;
-    if (w2 != nullptr && w == nullptr) throw std::invalid_argument("HaloDslash::apply_xpay: a second inner product needs a first");
-    XpayCall e{a, b, &x, w, w2 != nullptr ? w2 : w, {}};
     apply_device(in, out, progress, &e);
     return e.sums;
   }
   if (!completes_in_kernel(progress) || !kernel_.fuses_xpay(true, w != nullptr)) return std::nullopt;
-  XpayCall e{a, b, &x, w, w2, {}};
   apply_host(in, out, progress, &e);
   return e.sums;
 }
