@@ -7,6 +7,7 @@
 #include <cmath>
 #include <complex>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <numbers>
@@ -313,6 +314,36 @@ TEST(DslashKernelValidation, XpayEpilogueIsRefusedWithHaloDirectionsOrCompressed
   cfg.halo = {};
   cfg.compress = 12;
   test::expect_xpay_refused(DslashKernel<double>(u, cfg), "apply_xpay needs whole links");
+}
+
+// Every xpay entry point checks its vectors before anything runs (DslashKernel::xpay_args): x and
+// the inner products' vectors the kernel's spinor size, and a second inner product only with a first.
+TEST(DslashKernelValidation, XpayChecksItsVectorsBeforeItRuns) {
+  GaugeField<double> u(kLattice);
+  fill_random_su3(u, 5);
+  const DslashKernel<double> d(u, DslashConfig{});
+  const auto in = d.allocate_spinors("in"), out = d.allocate_spinors("out"), w = d.allocate_spinors("w");
+  const DslashKernel<double>::spinor_view short_view("short", in.size() - 1);
+  const auto refused = [](const std::function<void()>& call, const std::string& reason) {
+    try {
+      call();
+      ADD_FAILURE() << "ran where it should refuse: " << reason;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
+    }
+  };
+  refused([&] { d.apply_xpay(in, 1.0, short_view, 1.0, out); }, "the xpay buffer has the wrong size");
+  refused([&] { d.apply_xpay(in, 1.0, in, 1.0, out, &short_view); }, "the inner product's buffer has the wrong size");
+  refused([&] { d.apply_xpay(in, 1.0, in, 1.0, out, &w, &short_view); }, "the inner product's buffer has the wrong size");
+  refused([&] { d.apply_xpay(in, 1.0, in, 1.0, out, nullptr, &w); }, "a second inner product needs a first");
+  View<double, 1> norm("norm", 1);
+  refused([&] { d.apply_xpay_into(in, 1.0, short_view, 1.0, out, ReduceInto<double>{norm.data(), nullptr}); }, "the xpay buffer has the wrong size");
+  refused([&] { d.apply_xpay_into(in, 1.0, in, 1.0, out, ReduceInto<double>{}); }, "needs memory for the norm");
+  // With the vectors right it runs, and w2 defaults to w: both inner products are <w, out>.
+  for (std::size_t i = 0; i < in.size(); ++i) in(i) = std::sin(0.1 * static_cast<double>(i)), w(i) = std::cos(0.3 * static_cast<double>(i));
+  const NormDot sums = d.apply_xpay(in, 1.0, in, 1.0, out, &w);
+  EXPECT_NE(sums.dot, std::complex<double>(0));
+  EXPECT_EQ(sums.dot, sums.dot2);
 }
 
 // 512-bit kernels prefetch a later site's links only where the links fit the last-level cache:
