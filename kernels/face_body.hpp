@@ -28,10 +28,23 @@ struct FaceBody {
   static constexpr int kMessageLanes = Lanes::template kMessageLanes<Mu>;
   DSLASH_INLINE_FUNCTION static int face_node(const FaceArgs<Real>& x) { return Lanes::face_node(x.forward, x.complete); }
 
+  // A GPU thread is one lane. In a folded direction half the lanes are off the face: their thread
+  // has nothing to send and nothing to add, so it reads and writes nothing, and their sectors of
+  // the face vectors never move (with an epilogue every lane of a boundary vector takes the xpay).
+  // One H200, vnode 32^3 x 16, two rounds: the completion 11.6-11.8 us against 12.2, the
+  // projection 27.0-27.2 against 27.3-27.6; the kernel and completion without messages (bench_dslash
+  // cuda_halo/) 0.2-2 us shorter.
+  template <int Mu>
+  DSLASH_INLINE_FUNCTION static bool off_face_thread(int node) {
+    if constexpr (kSimt && Lanes::template kHalfLanes<Mu>) return !Lanes::template on_face<Mu>(Vec::lane(), node);
+    else return false;
+  }
+
   template <int Mu, int S>
   DSLASH_INLINE_FUNCTION static void project(const FaceArgs<Real>& x, index_t i) {
     const index_t im = Lanes::template im_distance<Mu>(x.count);
     const int node = face_node(x);
+    if (off_face_thread<Mu>(node)) return;
     const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
@@ -53,6 +66,8 @@ struct FaceBody {
   template <int Mu, int S, Epilogue E = Epilogue::None>
   DSLASH_INLINE_FUNCTION static void complete(const FaceArgs<Real>& x, index_t i, EpilogueSumsOf<E>& sums) {
     const int node = face_node(x);
+    if constexpr (E == Epilogue::None)
+      if (off_face_thread<Mu>(node)) return;
     const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
