@@ -58,9 +58,9 @@ class DslashFaces {
   void complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out) const;
   // The same, finishing the operator's last pass on every vector it completes (FaceXpay): out there
   // becomes a x + b (what the kernel left + the halo's hops), with its norm (and, where xpay.w and
-  // xpay.w2 are set, its inner products) over those vectors left in memory. Each vector must be completed once:
-  // mu the only split direction, both faces of it distinct (outer extent >= 2); the GPU only.
-  // Throws std::invalid_argument elsewhere.
+  // xpay.w2 are set, its inner products) over those vectors left in memory. Each vector must be
+  // completed once: mu the only split direction, both faces of it distinct (outer extent >= 2); the
+  // GPU only. Throws std::invalid_argument elsewhere.
   void complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out, const FaceXpay<Real>& xpay) const;
   // The received messages ([mu][0] forward, [mu][1] backward; complete's arguments) as the kernel
   // reads them itself (DslashKernel::apply with a ReceivedHalo): instead of apply then complete,
