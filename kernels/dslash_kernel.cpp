@@ -299,7 +299,7 @@ NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, con
   args.received = received;
   args.sums = &sums;
   runner_(args);
-  return {sums[0], {sums[1], sums[2]}, {sums[3], sums[4]}};
+  return NormDot::from_sums(sums);
 }
 
 template <class Real, class Space>

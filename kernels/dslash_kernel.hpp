@@ -31,6 +31,10 @@ namespace dslash {
 struct NormDot {
   double norm2 = 0;
   std::complex<double> dot, dot2;
+
+  // The five doubles in the order the passes accumulate them: ||y||^2, <w, y> (re, im), <w2, y> (re, im).
+  static NormDot from_sums(const std::array<double, 5>& s) { return {s[0], {s[1], s[2]}, {s[3], s[4]}}; }
+  std::array<double, 5> sums() const { return {norm2, dot.real(), dot.imag(), dot2.real(), dot2.imag()}; }
 };
 
 // The SIMD probe of an instruction set (for tests); throws if it is not compiled in.

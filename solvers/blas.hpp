@@ -770,13 +770,13 @@ NormDot caxpby_norm2_dot(const PackedComplex& c, std::complex<double> a, const V
         acc[3] += s2_re;
         acc[4] += s2_im;
       }, sum);
-      return {sum[0], {sum[1], sum[2]}, {sum[3], sum[4]}};
+      return NormDot::from_sums(sum);
     }
   }
   sum = blas_detail::with_complex_index<blas_detail::kGroup<Real, Space>>(c, [&](auto index) {
     return blas_detail::caxpby_norm2_dot_groups<decltype(index)::value, Real, Space>(c, ar, ai, xp, br, bi, yp, wp, w2p);
   });
-  return {sum[0], {sum[1], sum[2]}, {sum[3], sum[4]}};
+  return NormDot::from_sums(sum);
 }
 
 // BiCGStab's whole iteration after t = M s in one pass over eight buffers: x += a p + b s, r = s - b t,

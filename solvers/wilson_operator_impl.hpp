@@ -164,9 +164,9 @@ double EvenOddWilson<Real, Space>::global_sum(double partial) const {
 
 template <class Real, class Space>
 NormDot EvenOddWilson<Real, Space>::global_sum(NormDot partial) const {
-  std::array<double, 5> sums{partial.norm2, partial.dot.real(), partial.dot.imag(), partial.dot2.real(), partial.dot2.imag()};
+  std::array<double, 5> sums = partial.sums();
   hopping_->sum(sums);
-  return {sums[0], {sums[1], sums[2]}, {sums[3], sums[4]}};
+  return NormDot::from_sums(sums);
 }
 
 template <class Real, class Space>

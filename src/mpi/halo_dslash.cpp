@@ -503,7 +503,7 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside, co
       // apply_xpay: the t faces' vectors are the boundary slabs, and their completion does their xpay.
       FaceXpay<Real> xpay{};
       if (epilogue) {
-        xpay = {epilogue->x->data(), epilogue->a, epilogue->b, g.norm_into(1)};
+        xpay.x = epilogue->x->data(), xpay.a = epilogue->a, xpay.b = epilogue->b, xpay.norm = g.norm_into(1);
         if (epilogue->w) xpay.w = epilogue->w->data(), xpay.w2 = epilogue->w2->data(), xpay.sums = g.sums_into(1);
       }
       complete(3, g.faces.get(), epilogue ? &xpay : nullptr);
@@ -573,8 +573,10 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   t.call = MPI_Wtime() - start;
   if (epilogue) {  // both streams have ended (stage_in)
     const EpilogueSums &slabs = g.sum(0), &faces = g.sum(1);
-    if (epilogue->w) epilogue->sums = {slabs[0] + faces[0], {slabs[1] + faces[1], slabs[2] + faces[2]}, {slabs[3] + faces[3], slabs[4] + faces[4]}};
-    else epilogue->sums = {slabs[0] + faces[0], {}, {}};
+    EpilogueSums both;
+    for (std::size_t i = 0; i < both.size(); ++i) both[i] = slabs[i] + faces[i];
+    if (epilogue->w) epilogue->sums = NormDot::from_sums(both);
+    else epilogue->sums = {both[0], {}, {}};  // without w the dot slots hold stale sums: leave them zero
   }
   if (time_stages_) {  // the stages from their events, now that both streams have ended
     for_each_split([&](int mu) {
