@@ -197,4 +197,11 @@ over=$(( $(nproc) + 1 ))
 "$dslash" bench --lattice 4x4x4x4 --iters 1 --warmup 0 --kernel naive --dispatch range --threads "$over" > /dev/null 2> err.txt \
   || fail "bench --threads $over failed: $(cat err.txt)"
 grep -q "warning: --threads $over is more than the" err.txt || fail "no oversubscription warning: $(cat err.txt)"
+# A CPU team larger than the threads that run it takes turns on the cores: said, and still run.
+"$dslash" bench --lattice 4x4x4x4 --iters 1 --warmup 0 --kernel naive --dispatch team --team-size 3 --threads 2 > /dev/null 2> err.txt \
+  || fail "bench --team-size 3 --threads 2 failed: $(cat err.txt)"
+grep -q "warning: --team-size 3 is more than the 2 OpenMP thread(s)" err.txt || fail "no team oversubscription warning: $(cat err.txt)"
+"$dslash" bench --lattice 4x4x4x4 --iters 1 --warmup 0 --kernel naive --dispatch team --team-size 2 --threads 2 > /dev/null 2> err.txt \
+  || fail "bench --team-size 2 --threads 2 failed: $(cat err.txt)"
+if grep -q "warning: --team-size" err.txt; then fail "a team of the threads' size was warned about: $(cat err.txt)"; fi
 echo "bench end-to-end: all checks passed"

@@ -200,4 +200,7 @@ expect_unconverged solve --gauge unit.nersc --in b4.npy --out x.npy --json x.jso
 rm -f x.json
 # Unit links lose reconstruct-8's phase: refused in words, in one process and over ranks alike.
 expect_message "--compress 8: link (x,y,z,t,mu) = (0,0,0,0,0)" solve --gauge unit.nersc --in b4.npy --out x.npy --json x.json --mass 0.1 --prec mixed --compress-sloppy 8
+# A CPU team larger than the threads: warned about, and the solve still converges.
+solve team_over --in b.npy --solver cg --prec double --tol 1e-8 --dispatch team --team-size 3 --threads 2
+grep -q "warning: --team-size 3 is more than the 2 OpenMP thread(s)" team_over.err || fail "solve: no team oversubscription warning: $(cat team_over.err)"
 echo "solve end-to-end: all checks passed"

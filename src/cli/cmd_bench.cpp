@@ -198,6 +198,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
+    if (o->backend == "cpu" && !o->team_size.empty() && o->team_size != "auto")
+      warn_if_team_oversubscribes(std::stoi(o->team_size), o->threads > 0 ? o->threads : omp_get_max_threads());
     if (!o->json.empty()) check_output_file("--json", o->json);  // now, not after minutes of measuring
     o->mpi.check_backend(o->backend);
 #if defined(DSLASH_HAVE_MPI)

@@ -391,6 +391,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       omp_set_num_threads(o->threads);
       warn_if_oversubscribed(o->threads);
     }
+    if (o->backend == "cpu" && o->k.team_size > 0) warn_if_team_oversubscribes(o->k.team_size, omp_get_max_threads());
     if (!o->out.empty()) check_output_file("--out", o->out);
     if (!o->json.empty()) check_output_file("--json", o->json);
 

@@ -90,6 +90,9 @@ CLI::Option* add_schedule_option(CLI::App& cmd);
 
 // A warning on stderr (rank 0) when `threads` OpenMP threads are more than this process's cores.
 void warn_if_oversubscribed(int threads);
+// A warning on stderr (rank 0) when a CPU team of `team_size` threads is larger than the `threads`
+// that run it: the team's threads then take turns on the cores and spin at its barriers.
+void warn_if_team_oversubscribes(int team_size, int threads);
 
 // --backend cpu|cuda: where the kernels run (the CPU by default).
 CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend);
