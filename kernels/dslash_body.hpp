@@ -273,8 +273,8 @@ struct DslashBody {
     uh[0] = row_times(row, h[0]);
     uh[1] = row_times(row, h[1]);
   }
-  // Colour row r of a halo hop (kernels/dslash_faces.hpp): U(r, :) h with the face's whole link,
-  // or h itself where the sender applied the link (a backward hop's U^dagger).
+  // Colour row r of a halo hop (kernels/dslash_faces.hpp): U(r, :) h with the face's whole link
+  // (the receiver's), or h itself where there is none (the sender's projection).
   DSLASH_FORCE_INLINE static void face_row(const Real* face_link, const C (&h)[2][3], int r, C (&uh)[2]) {
     if (face_link) mat_vec_row(face_link + r * kRowReals, h, uh);
     else uh[0] = h[0][r], uh[1] = h[1][r];
@@ -401,12 +401,13 @@ struct DslashBody {
     const index_t slot = a.received.slot[Mu][i];
     C h[2][3];
     Lanes::template get_half_spinor<Mu>(h, message, a.received.items[Mu], a.blocks, slot, b, Lanes::face_node(Hop == 0, true));
-    const Real* face_link = a.received.links[Mu][Hop];  // a forward hop's U_mu(x); null backward
-    if constexpr (SiteMajor && Reals == 18) {
-      if (face_link) face_link = links + link_offset(H, Reals) * kLinkLanes;  // the same numbers, in L1 since its local hop
-    } else if (face_link) {
+    // Forward: U_mu(x), this site's own; backward: U_mu(x - mu)^dagger of the domain below, which
+    // the site's own backward slot does not hold (there the wrap is the local link).
+    const Real* face_link = a.received.links[Mu][Hop];
+    if constexpr (SiteMajor && Reals == 18 && Hop == 0)
+      face_link = links + link_offset(H, Reals) * kLinkLanes;  // the same numbers, in L1 since its local hop
+    else
       face_link += slot * kFaceLinkReals;
-    }
     for (int r = 0; r < 3; ++r) {
       C uh[2];
       face_row(face_link, h, r, uh);

@@ -11,8 +11,33 @@
 
 namespace dslash {
 
+std::size_t face_site_index(const Coord& extents, int mu, const Coord& x) {
+  std::size_t i = 0;
+  for (int nu = 3; nu >= 0; --nu)
+    if (nu != mu) i = i * static_cast<std::size_t>(extents[static_cast<std::size_t>(nu)]) + static_cast<std::size_t>(x[static_cast<std::size_t>(nu)]);
+  return i;
+}
+
+template <class Real>
+FaceLinks<Real> upper_face_links(const GaugeField<Real>& u, const std::array<bool, 4>& split) {
+  const Geometry& g = u.geometry();
+  FaceLinks<Real> links;
+  for (int mu = 0; mu < 4; ++mu) {
+    const auto m = static_cast<std::size_t>(mu);
+    if (!split[m]) continue;
+    links[m].resize(static_cast<std::size_t>(g.volume() / g.extents()[m]));
+    for (site_t s = 0; s < g.volume(); ++s)
+      if (const Coord x = g.coords(s); x[m] == g.extents()[m] - 1) links[m][face_site_index(g.extents(), mu, x)] = u.link(s, mu);
+  }
+  return links;
+}
+
 template <class Real, class Space>
 DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u)
+    : DslashFaces(kernel, u, upper_face_links(u, kernel.config().halo)) {}
+
+template <class Real, class Space>
+DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u, const FaceLinks<Real>& below)
     : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()),
       spinor_reals_(static_cast<std::size_t>(kernel.spinor_bytes() / sizeof(Real))), runner_(kernel.face_runner()),
       nrhs_(kernel.config().nrhs) {
@@ -22,10 +47,14 @@ DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, c
     const auto m = static_cast<std::size_t>(mu);
     if (!cfg_.halo[m]) continue;
     constexpr int fwd = static_cast<int>(Hop::Forward), bwd = static_cast<int>(Hop::Backward);
-    send_[m][fwd] = face(mu, false, in, u, FaceLink::None);
-    send_[m][bwd] = face(mu, true, in, u, FaceLink::UDagger);  // the receiver does not hold U_mu(y)
-    receive_[m][fwd] = face(mu, true, out, u, FaceLink::U);
-    receive_[m][bwd] = face(mu, false, out, u, FaceLink::None);
+    if (below[m].size() != static_cast<std::size_t>(u.geometry().volume() / u.geometry().extents()[m]))
+      throw std::invalid_argument("DslashFaces: the links from the domain below do not fill face " + std::to_string(mu));
+    // The receiver multiplies both hops: the projections are latency-bound launches before the
+    // messages leave, the completion reads the links where the kernel streams (8 CPU ranks x 2).
+    send_[m][fwd] = face(mu, false, in, u, below, FaceLink::None);
+    send_[m][bwd] = face(mu, true, in, u, below, FaceLink::None);
+    receive_[m][fwd] = face(mu, true, out, u, below, FaceLink::U);
+    receive_[m][bwd] = face(mu, false, out, u, below, FaceLink::UDaggerBelow);
     if constexpr (Space::host_accessible) {
       slots_[m] = View<std::int32_t, 1, LayoutRight, Space>("dslash_face_slots", static_cast<std::size_t>(kernel.output_sites() / (layout_.folded ? layout_.lanes : 1)));
       deep_copy(slots_[m], std::int32_t{-1});
@@ -40,7 +69,8 @@ DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, c
 }
 
 template <class Real, class Space>
-typename DslashFaces<Real, Space>::Face DslashFaces<Real, Space>::face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const {
+typename DslashFaces<Real, Space>::Face DslashFaces<Real, Space>::face(int mu, bool upper, Subset subset, const GaugeField<Real>& u,
+                                                                       const FaceLinks<Real>& below, FaceLink link) const {
   // Built on the host, then copied to where the kernels run.
   const auto to_space = [](const auto& host, const char* label) {
     using T = typename std::decay_t<decltype(host)>::value_type;
@@ -80,8 +110,10 @@ typename DslashFaces<Real, Space>::Face DslashFaces<Real, Space>::face(int mu, b
   const Geometry& geom = u.geometry();
   for (std::size_t i = 0; i < coords.size(); ++i)
     for (int lane = 0; lane < link_lanes; ++lane) {
-      const ColourMatrix<Real> v = u.link(geom.site(layout_.global_coords(coords[i], lane)), mu);
-      const ColourMatrix<Real> w = link == FaceLink::UDagger ? adjoint(v) : v;
+      // Below: U_mu(x - mu) of the domain below, the same for the lanes off the face (never read).
+      const Coord x = layout_.global_coords(coords[i], lane);
+      const ColourMatrix<Real> w = link == FaceLink::U ? u.link(geom.site(x), mu)
+                                                       : adjoint(below[static_cast<std::size_t>(mu)][face_site_index(geom.extents(), mu, x)]);
       for (int ab = 0; ab < 9; ++ab) {
         const std::size_t first = (i * 18 + 2 * static_cast<std::size_t>(ab)) * static_cast<std::size_t>(link_lanes), l = static_cast<std::size_t>(lane);
         const std::size_t re = strides_.pairs ? first + 2 * l : first + l, im = strides_.pairs ? re + 1 : re + static_cast<std::size_t>(link_lanes);
@@ -185,6 +217,8 @@ ReceivedHalo<Real> DslashFaces<Real, Space>::received(const std::array<std::arra
   return r;
 }
 
+template FaceLinks<float> upper_face_links(const GaugeField<float>&, const std::array<bool, 4>&);
+template FaceLinks<double> upper_face_links(const GaugeField<double>&, const std::array<bool, 4>&);
 template class DslashFaces<float>;
 template class DslashFaces<double>;
 #if defined(DSLASH_HAVE_CUDA)

@@ -9,7 +9,9 @@
 //   Forward hop of our upper face, x -> x + mu: psi lives above. The domain above sends
 //     h = P_fwd psi(y) for its lower face (y_mu = 0); we add R_fwd(U_mu(x) h).
 //   Backward hop of our lower face, x -> x - mu: psi and the link U_mu(x - mu) live below. The
-//     domain below sends h = U_mu(y)^dagger P_bwd psi(y) for its upper face; we add R_bwd(h).
+//     domain below sends h = P_bwd psi(y) for its upper face; we add R_bwd(U_mu(y)^dagger h), with
+//     the links of its upper face (FaceLinks) handed over once, when the domains are built: the
+//     gauge field does not change between calls, so the sender's projection reads no links.
 //
 // A half spinor is 2 spins x 3 colours, 12 reals, in the kernel's precision: half the bytes of a
 // spinor. The work runs on the kernel's own SIMD vectors (kernels/face_body.hpp), so the message
@@ -32,14 +34,26 @@ namespace dslash {
 
 enum class Hop { Forward, Backward };
 
+// U_mu on a domain's upper face (x_mu = L_mu - 1) per direction: the links of the backward hops
+// into the domain above. [mu] lists the face's sites by face_site_index; empty where mu is not split.
+template <class Real>
+using FaceLinks = std::array<std::vector<ColourMatrix<Real>>, 4>;
+template <class Real>
+FaceLinks<Real> upper_face_links(const GaugeField<Real>& u, const std::array<bool, 4>& split);
+// A site's place on a face of direction mu: lexicographic in the three other coordinates, x fastest.
+std::size_t face_site_index(const Coord& extents, int mu, const Coord& x);
+
 template <class Real, class Space = HostSpace>
 class DslashFaces {
  public:
   static constexpr int kHalfSpinorReals = 12;
   using spinor_view = typename DslashKernel<Real, Space>::spinor_view;
 
-  // u: the domain's gauge field, the one the kernel was built from.
+  // u: the domain's gauge field, the one the kernel was built from. below: the upper-face links of
+  // the domain below in each split direction (the domains' own, one domain wrapped onto itself, when
+  // not given).
   DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u);
+  DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u, const FaceLinks<Real>& below);
 
   // Lattice sites on one face of direction mu (0 where mu is not split).
   index_t face_sites(int mu) const { return face_sites_[static_cast<std::size_t>(mu)]; }
@@ -69,14 +83,15 @@ class DslashFaces {
 
  private:
   // One side of a face: its vectors (offsets of their block 0 in the spinor buffers) in message
-  // order, and, where the hop needs one, a link per vector in the kernel's link layout.
+  // order, and, where the hop needs one (the receiving side), a link per vector in the kernel's
+  // link layout.
   struct Face {
     View<index_t, 1, LayoutRight, Space> vectors;
     View<Real, 1, LayoutRight, Space> links;
     std::vector<index_t> sites;  // host: each vector's output site index (DslashBody's i)
   };
-  enum class FaceLink { None, U, UDagger };
-  Face face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, FaceLink link) const;
+  enum class FaceLink { None, U, UDaggerBelow };  // U_mu(x), or U_mu(x - mu)^dagger from `below`
+  Face face(int mu, bool upper, Subset subset, const GaugeField<Real>& u, const FaceLinks<Real>& below, FaceLink link) const;
   FaceArgs<Real> args(int mu, Hop hop, const Face& f, const spinor_view& spinors) const;
   FaceArgs<Real> project_args(int mu, Hop hop, const spinor_view& in, Real* half) const;
   FaceArgs<Real> complete_args(int mu, Hop hop, const Real* half, const spinor_view& out) const;

@@ -12,7 +12,7 @@ namespace dslash {
 
 // The halo as the kernel reads it itself, when the messages are in before it runs (a CPU rank that
 // waits for its halo first: src/mpi/halo_dslash.hpp). Per split direction and hop (0 forward,
-// 1 backward): the received message and the face's links (null where the sender applied them), as
+// 1 backward): the received message and the face's links (U_mu(x) forward, U_mu(x - mu)^dagger backward), as
 // DslashFaces::complete reads them; per split direction, each output site's place in its faces.
 // Null messages: the kernel leaves the hops out, and DslashFaces::complete adds them later.
 template <class Real>
@@ -78,8 +78,8 @@ using DslashRunner = void (*)(const RunArgs<Real>&);
 
 // One face launch of kernels/dslash_faces.hpp: the face's vectors (W lanes of the kernel's spinor
 // layout, all blocks) in message order, and what to do with them.
-//   project : psi -> h = P psi (backward hop: U^dagger h) -> the message
-//   complete: the message -> h (forward hop: U h) -> reconstructed and added to the output
+//   project : psi -> h = P psi -> the message
+//   complete: the message -> h -> U h (backward hop: U^dagger h) -> reconstructed and added to the output
 // The message: per face vector, per block, 6 complex numbers (2 spins x 3 colours) as (re, im) of
 // the vector's face lanes: all W, or W/2 in a direction folded into the lanes (one virtual node).
 // A completion that also finishes the even-odd operator's last pass on the vectors it completes

@@ -45,18 +45,14 @@ struct FaceBody {
     const index_t im = Lanes::template im_distance<Mu>(x.count);
     const int node = face_node(x);
     if (off_face_thread<Mu>(node)) return;
-    const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
     for (int b = 0; b < x.blocks; ++b) {
-      C h[2][3];
+      C h[2][3];  // no link: the receiver applies it (kernels/dslash_faces.hpp)
       Body::template spin_project<Mu, S>(h, x.in + x.vectors[i] + b * x.block_stride * W, x.component_stride);
-      // The three rows before the first write, as in complete.
-      C uh[3][2];
-      for (int r = 0; r < 3; ++r) Body::face_row(lk, h, r, uh[r]);
       for (int r = 0; r < 3; ++r)
         for (int s = 0; s < 2; ++s) {
           Real* dst = x.message + Lanes::template message_offset<Mu>(x.count, x.blocks, i, b, s, r);
-          Lanes::template put<Mu>(dst, uh[r][s].re, node);
-          Lanes::template put<Mu>(dst + im, uh[r][s].im, node);
+          Lanes::template put<Mu>(dst, h[s][r].re, node);
+          Lanes::template put<Mu>(dst + im, h[s][r].im, node);
         }
     }
   }

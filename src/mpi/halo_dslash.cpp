@@ -39,6 +39,28 @@ DslashKernel<Real, Space> make_kernel(const ProcessGrid& grid, const GaugeField<
   return std::move(*k);
 }
 
+// The upper-face links of the domain below, per split direction (kernels/dslash_faces.hpp): sent
+// once, here, since the gauge field does not change between calls. Collective.
+template <class Real>
+FaceLinks<Real> links_from_below(const ProcessGrid& grid, const GaugeField<Real>& u) {
+  std::array<bool, 4> split{};
+  for (int mu = 0; mu < 4; ++mu) split[static_cast<std::size_t>(mu)] = grid.split(mu);
+  const FaceLinks<Real> mine = upper_face_links(u, split);
+  FaceLinks<Real> below;
+  MPI_Datatype link;
+  MPI_Type_contiguous(static_cast<int>(sizeof(ColourMatrix<Real>)), MPI_BYTE, &link);
+  MPI_Type_commit(&link);
+  for (std::size_t mu = 0; mu < 4; ++mu) {
+    if (!split[mu]) continue;
+    below[mu].resize(mine[mu].size());
+    const int n = static_cast<int>(mine[mu].size());  // a face of the local lattice: far below 2^31 sites
+    MPI_Sendrecv(mine[mu].data(), n, link, grid.neighbour(static_cast<int>(mu), +1), 0, below[mu].data(), n, link,
+                 grid.neighbour(static_cast<int>(mu), -1), 0, grid.comm(), MPI_STATUS_IGNORE);
+  }
+  MPI_Type_free(&link);
+  return below;
+}
+
 template <class Real, class Space>
 std::array<std::size_t, 4> reals_of(const DslashFaces<Real, Space>& faces) {
   std::array<std::size_t, 4> n{};
@@ -92,7 +114,7 @@ double HaloCallTimes::stages() const {
 
 template <class Real, class Space>
 HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
-    : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
+    : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u, links_from_below(grid, local_u)),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
   if constexpr (kDevice) {
     device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo, kernel_.layout());
