@@ -401,10 +401,10 @@ struct DslashBody {
     const index_t slot = a.received.slot[Mu][i];
     C h[2][3];
     Lanes::template get_half_spinor<Mu>(h, message, a.received.items[Mu], a.blocks, slot, b, Lanes::face_node(Hop == 0, true));
-    // Forward: U_mu(x), this site's own; backward: U_mu(x - mu)^dagger of the domain below, which
-    // the site's own backward slot does not hold (there the wrap is the local link).
+    // Forward U_mu(x), backward U_mu(x - mu)^dagger (from the domain below, in the site's own slot
+    // too: DslashKernel's `below`).
     const Real* face_link = a.received.links[Mu][Hop];
-    if constexpr (SiteMajor && Reals == 18 && Hop == 0)
+    if constexpr (SiteMajor && Reals == 18)
       face_link = links + link_offset(H, Reals) * kLinkLanes;  // the same numbers, in L1 since its local hop
     else
       face_link += slot * kFaceLinkReals;

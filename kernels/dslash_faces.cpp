@@ -11,44 +11,18 @@
 
 namespace dslash {
 
-std::size_t face_site_index(const Coord& extents, int mu, const Coord& x) {
-  std::size_t i = 0;
-  for (int nu = 3; nu >= 0; --nu)
-    if (nu != mu) i = i * static_cast<std::size_t>(extents[static_cast<std::size_t>(nu)]) + static_cast<std::size_t>(x[static_cast<std::size_t>(nu)]);
-  return i;
-}
-
-template <class Real>
-FaceLinks<Real> upper_face_links(const GaugeField<Real>& u, const std::array<bool, 4>& split) {
-  const Geometry& g = u.geometry();
-  FaceLinks<Real> links;
-  for (int mu = 0; mu < 4; ++mu) {
-    const auto m = static_cast<std::size_t>(mu);
-    if (!split[m]) continue;
-    links[m].resize(static_cast<std::size_t>(g.volume() / g.extents()[m]));
-    for (site_t s = 0; s < g.volume(); ++s)
-      if (const Coord x = g.coords(s); x[m] == g.extents()[m] - 1) links[m][face_site_index(g.extents(), mu, x)] = u.link(s, mu);
-  }
-  return links;
-}
-
 template <class Real, class Space>
 DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u)
-    : DslashFaces(kernel, u, upper_face_links(u, kernel.config().halo)) {}
-
-template <class Real, class Space>
-DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u, const FaceLinks<Real>& below)
     : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()),
       spinor_reals_(static_cast<std::size_t>(kernel.spinor_bytes() / sizeof(Real))), runner_(kernel.face_runner()),
       nrhs_(kernel.config().nrhs) {
   if (!(u.geometry() == kernel.geometry())) throw std::invalid_argument("DslashFaces: the gauge field is not on the kernel's lattice");
+  const FaceLinks<Real>& below = kernel.links_below();
   const Subset in = kernel.in_subset(), out = kernel.out_subset();
   for (int mu = 0; mu < 4; ++mu) {
     const auto m = static_cast<std::size_t>(mu);
     if (!cfg_.halo[m]) continue;
     constexpr int fwd = static_cast<int>(Hop::Forward), bwd = static_cast<int>(Hop::Backward);
-    if (below[m].size() != static_cast<std::size_t>(u.geometry().volume() / u.geometry().extents()[m]))
-      throw std::invalid_argument("DslashFaces: the links from the domain below do not fill face " + std::to_string(mu));
     // The receiver multiplies both hops: the projections are latency-bound launches before the
     // messages leave, the completion reads the links where the kernel streams (8 CPU ranks x 2).
     send_[m][fwd] = face(mu, false, in, u, below, FaceLink::None);
@@ -217,8 +191,6 @@ ReceivedHalo<Real> DslashFaces<Real, Space>::received(const std::array<std::arra
   return r;
 }
 
-template FaceLinks<float> upper_face_links(const GaugeField<float>&, const std::array<bool, 4>&);
-template FaceLinks<double> upper_face_links(const GaugeField<double>&, const std::array<bool, 4>&);
 template class DslashFaces<float>;
 template class DslashFaces<double>;
 #if defined(DSLASH_HAVE_CUDA)

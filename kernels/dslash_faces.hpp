@@ -10,8 +10,8 @@
 //     h = P_fwd psi(y) for its lower face (y_mu = 0); we add R_fwd(U_mu(x) h).
 //   Backward hop of our lower face, x -> x - mu: psi and the link U_mu(x - mu) live below. The
 //     domain below sends h = P_bwd psi(y) for its upper face; we add R_bwd(U_mu(y)^dagger h), with
-//     the links of its upper face (FaceLinks) handed over once, when the domains are built: the
-//     gauge field does not change between calls, so the sender's projection reads no links.
+//     the links of its upper face handed over once (kernels/face_links.hpp), so the sender's
+//     projection reads no links.
 //
 // A half spinor is 2 spins x 3 colours, 12 reals, in the kernel's precision: half the bytes of a
 // spinor. The work runs on the kernel's own SIMD vectors (kernels/face_body.hpp), so the message
@@ -29,19 +29,11 @@
 
 #include "dslash/lattice/gauge_field.hpp"
 #include "kernels/dslash_kernel.hpp"
+#include "kernels/face_links.hpp"
 
 namespace dslash {
 
 enum class Hop { Forward, Backward };
-
-// U_mu on a domain's upper face (x_mu = L_mu - 1) per direction: the links of the backward hops
-// into the domain above. [mu] lists the face's sites by face_site_index; empty where mu is not split.
-template <class Real>
-using FaceLinks = std::array<std::vector<ColourMatrix<Real>>, 4>;
-template <class Real>
-FaceLinks<Real> upper_face_links(const GaugeField<Real>& u, const std::array<bool, 4>& split);
-// A site's place on a face of direction mu: lexicographic in the three other coordinates, x fastest.
-std::size_t face_site_index(const Coord& extents, int mu, const Coord& x);
 
 template <class Real, class Space = HostSpace>
 class DslashFaces {
@@ -49,11 +41,9 @@ class DslashFaces {
   static constexpr int kHalfSpinorReals = 12;
   using spinor_view = typename DslashKernel<Real, Space>::spinor_view;
 
-  // u: the domain's gauge field, the one the kernel was built from. below: the upper-face links of
-  // the domain below in each split direction (the domains' own, one domain wrapped onto itself, when
-  // not given).
+  // u: the domain's gauge field, the one the kernel was built from (the backward hops' links from
+  // the domain below: the kernel's links_below()).
   DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u);
-  DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u, const FaceLinks<Real>& below);
 
   // Lattice sites on one face of direction mu (0 where mu is not split).
   index_t face_sites(int mu) const { return face_sites_[static_cast<std::size_t>(mu)]; }

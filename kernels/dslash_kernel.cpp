@@ -54,7 +54,7 @@ void check_fits(std::uint64_t bytes, const std::string& what) {
 }  // namespace
 
 template <class Real, class Space>
-DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config)
+DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below)
     : cfg_(config), geom_(u.geometry()) {
   constexpr bool kDevice = !Space::host_accessible;
   if constexpr (kDevice) {
@@ -107,6 +107,8 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
   check_compressible(u, cfg_.compress);  // and 18, 12 or 8
+  if (below) check_face_links(*below, geom_.extents(), cfg_.halo, what.c_str());
+  below_ = below ? *below : upper_face_links(u, cfg_.halo);
 
   // Links per output site: forward U_mu(x), backward U_mu(x - mu)^dagger, for each lane, G stored
   // reals each in the order of kernels/kernel_layout.hpp; site-major, or component-major with the Left layout.
@@ -126,8 +128,12 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   Real* L = host_links.data();
   for_each_slot(cfg_.out, [&](index_t, int lane, index_t o, site_t s) {
     if (!layout_.folded && lane != 0) return;
+    const Coord x = geom_.coords(s);
     for (int mu = 0; mu < 4; ++mu) {
-      const ColourMatrix<Real> hop_link[2] = {u.link(s, mu), adjoint(u.link(geom_.neighbour(s, mu, -1), mu))};
+      const auto m = static_cast<std::size_t>(mu);
+      // Where the halo's hop reads it (DslashBody::add_received), U_mu(x - mu) comes from below_.
+      const ColourMatrix<Real> back = cfg_.halo[m] && x[m] == 0 ? below_[m][face_site_index(geom_.extents(), mu, x)] : u.link(geom_.neighbour(s, mu, -1), mu);
+      const ColourMatrix<Real> hop_link[2] = {u.link(s, mu), adjoint(back)};
       for (int dir = 0; dir < 2; ++dir) {
         Real stored[18];
         compress_link(hop_link[dir], G, stored);

@@ -20,6 +20,7 @@
 #include "dslash/lattice/gauge_field.hpp"
 #include "dslash/lattice/spinor_field.hpp"
 #include "kernels/dslash_runner.hpp"
+#include "kernels/face_links.hpp"
 #include "kernels/host_cache.hpp"
 #include "kernels/kernel_layout.hpp"
 
@@ -74,11 +75,16 @@ class DslashKernel {
 
   // Throws std::invalid_argument with the reason (a lattice the folding cannot take, an nrhs the
   // lanes do not divide, an ISA this CPU lacks, links that config.compress cannot store, ...).
-  DslashKernel(const GaugeField<Real>& u, const DslashConfig& config);
+  // below: in a split direction (config.halo), the backward hops' links of the lower face come
+  // from the domain below (kernels/face_links.hpp), as the halo's hops there need them; else the
+  // domain wraps onto itself.
+  DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below = nullptr);
 
   const DslashConfig& config() const { return cfg_; }
   const KernelLayout& layout() const { return layout_; }
   const Geometry& geometry() const { return geom_; }  // the lattice (the domain, under MPI) it acts on
+  // U_mu on the upper face of the domain below, per split direction: `below`, or this domain's own.
+  const FaceLinks<Real>& links_below() const { return below_; }
   // Where (outer site, block, component) lives in this kernel's spinor buffers.
   KernelLayout::Strides spinor_strides() const;
   const std::string& label() const { return label_; }  // e.g. "dslash_vnode_avx2_f32_mdrange"
@@ -172,6 +178,7 @@ class DslashKernel {
 
   DslashConfig cfg_;
   Geometry geom_;
+  FaceLinks<Real> below_;
   KernelLayout layout_;
   spinor_view links_;
   DslashRunner<Real> runner_ = nullptr;

@@ -254,6 +254,77 @@ TEST_P(DslashKernels, HaloFacesCompleteTheSplitDirections) {
   else run(double{});
 }
 
+// Under MPI a backward hop into the lower face (x_mu = 0) takes U_mu(x - mu) from the domain below
+// (kernels/face_links.hpp), held by the kernel for its own halo hops and by the face completion.
+// Given another field's upper-face links as "below": the face kernels, both hops in one launch and
+// the kernel's own halo hops agree bit for bit, and equal the reference operator of a field whose
+// mu links on the upper face are the other field's, on the lower face's sites (which that field
+// changes nowhere else), and of the domain's own field elsewhere.
+TEST_P(DslashKernels, LinksFromBelowReachEveryCompletion) {
+  const auto run = [&]<class Real>(Real) {
+    Fixture<Real>& f = fixture<Real>();
+    const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
+    GaugeField<double> other_double(kLattice);
+    fill_random_su3(other_double, 7);
+    const GaugeField<Real> other = convert_precision<Real>(other_double);
+    for (const auto& [mu, out, dagger] : {std::tuple{0, Subset::Odd, true}, std::tuple{3, Subset::Even, false}}) {
+      const auto m = static_cast<std::size_t>(mu);
+      DslashConfig cfg = config();
+      cfg.out = out;
+      cfg.dagger = dagger;
+      cfg.halo = {};
+      cfg.halo[m] = true;
+      if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(cfg.isa, sizeof(Real));
+      const FaceLinks<Real> below = upper_face_links(other, cfg.halo);
+      const DslashKernel<Real> d(f.u, cfg, &below);
+      const DslashFaces<Real> faces(d, f.u);
+      const View<Real, 1> in = d.allocate_spinors("in"), by_hop = d.allocate_spinors("by_hop"), fused = d.allocate_spinors("fused"),
+                          in_kernel = d.allocate_spinors("in_kernel");
+      d.pack(f.inputs(d.in_subset(), cfg.nrhs), in);
+      d.apply(in, by_hop);
+      d.apply(in, fused);
+      std::vector<Real> half(faces.halo_reals(mu)), forward(half.size()), backward(half.size());
+      for (Hop hop : {Hop::Forward, Hop::Backward}) {
+        faces.project(mu, hop, in, half.data());
+        faces.complete(mu, hop, half.data(), by_hop);
+      }
+      faces.project_both(mu, in, forward.data(), backward.data());
+      faces.complete_both(mu, forward.data(), backward.data(), fused);
+      std::array<std::array<const Real*, 2>, 4> messages{};
+      messages[m] = {forward.data(), backward.data()};
+      d.apply(in, in_kernel, faces.received(messages));
+      std::vector<SpinorField<Real>> result, result_fused, result_in_kernel;
+      d.unpack(by_hop, result);
+      d.unpack(fused, result_fused);
+      d.unpack(in_kernel, result_in_kernel);
+      // The expected operator: on the lower face, that of the field with the other's upper-face links.
+      GaugeField<double> swapped = convert_precision<double>(f.u);
+      const GaugeField<double> other_rounded = convert_precision<double>(other);
+      for (site_t s = 0; s < kLattice.volume(); ++s)
+        if (kLattice.coords(s)[m] == kLattice.extent(mu) - 1) swapped.set_link(s, mu, other_rounded.link(s, mu));
+      for (int r = 0; r < cfg.nrhs; ++r) {
+        const auto k = static_cast<std::size_t>(r);
+        SpinorField<double> in_field(kLattice, neighbour_subset(out)), lower(kLattice, out);
+        copy_sites(convert_precision<double>(f.psi[k]), in_field);
+        dslash_reference(swapped, in_field, lower, dagger);
+        SpinorField<double> expect(kLattice, out);
+        const SpinorField<double>& rest = f.expected(out, dagger, r);
+        for (site_t i = 0; i < expect.sites(); ++i) {
+          const bool on_lower_face = kLattice.coords(expect.lattice_site(i))[m] == 0;
+          for (int sp = 0; sp < 4; ++sp)
+            for (int c = 0; c < 3; ++c) expect(i, sp, c) = on_lower_face ? lower(i, sp, c) : rest(i, sp, c);
+        }
+        EXPECT_LT(test::relative_difference(result[k], expect), tolerance) << d.label() << " mu " << mu << " rhs " << r;
+        EXPECT_GT(test::relative_difference(result[k], rest), 100 * tolerance) << d.label() << ": the links from below went unused, mu " << mu;
+        EXPECT_EQ(test::relative_difference(result_fused[k], result[k]), 0.0) << d.label() << ": both hops in one launch differ, mu " << mu;
+        EXPECT_EQ(test::relative_difference(result_in_kernel[k], result[k]), 0.0) << d.label() << ": the kernel's own halo hops differ, mu " << mu;
+      }
+    }
+  };
+  if (GetParam().single) run(float{});
+  else run(double{});
+}
+
 // The traffic probe (bench --traffic) must read all eight neighbours of every output site and write
 // every output: with every input component 1, each output component is their sum, 8 (+ 8i).
 TEST_P(DslashKernels, TrafficProbeReadsEveryNeighbourAndWritesEveryOutput) {

@@ -25,21 +25,7 @@ DslashConfig with_halo(const ProcessGrid& grid, DslashConfig cfg) {
   return cfg;
 }
 
-template <class Real, class Space>
-DslashKernel<Real, Space> make_kernel(const ProcessGrid& grid, const GaugeField<Real>& u, const DslashConfig& cfg) {
-  std::optional<DslashKernel<Real, Space>> k;
-  // Every rank has the same local lattice and so the same verdict; agreeing keeps it that way.
-  collectively([&] {
-    try {
-      k.emplace(u, with_halo(grid, cfg));
-    } catch (const std::invalid_argument& e) {
-      throw std::invalid_argument(grid.describe() + ": " + e.what());
-    }
-  }, grid.comm());
-  return std::move(*k);
-}
-
-// The upper-face links of the domain below, per split direction (kernels/dslash_faces.hpp): sent
+// The upper-face links of the domain below, per split direction (kernels/face_links.hpp): sent
 // once, here, since the gauge field does not change between calls. Collective.
 template <class Real>
 FaceLinks<Real> links_from_below(const ProcessGrid& grid, const GaugeField<Real>& u) {
@@ -59,6 +45,21 @@ FaceLinks<Real> links_from_below(const ProcessGrid& grid, const GaugeField<Real>
   }
   MPI_Type_free(&link);
   return below;
+}
+
+template <class Real, class Space>
+DslashKernel<Real, Space> make_kernel(const ProcessGrid& grid, const GaugeField<Real>& u, const DslashConfig& cfg) {
+  const FaceLinks<Real> below = links_from_below(grid, u);
+  std::optional<DslashKernel<Real, Space>> k;
+  // Every rank has the same local lattice and so the same verdict; agreeing keeps it that way.
+  collectively([&] {
+    try {
+      k.emplace(u, with_halo(grid, cfg), &below);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(grid.describe() + ": " + e.what());
+    }
+  }, grid.comm());
+  return std::move(*k);
 }
 
 template <class Real, class Space>
@@ -114,7 +115,7 @@ double HaloCallTimes::stages() const {
 
 template <class Real, class Space>
 HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
-    : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u, links_from_below(grid, local_u)),
+    : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
   if constexpr (kDevice) {
     device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo, kernel_.layout());
