@@ -28,9 +28,7 @@ DslashConfig with_halo(const ProcessGrid& grid, DslashConfig cfg) {
 // The upper-face links of the domain below, per split direction (kernels/face_links.hpp): sent
 // once, here, since the gauge field does not change between calls. Collective.
 template <class Real>
-FaceLinks<Real> links_from_below(const ProcessGrid& grid, const GaugeField<Real>& u) {
-  std::array<bool, 4> split{};
-  for (int mu = 0; mu < 4; ++mu) split[static_cast<std::size_t>(mu)] = grid.split(mu);
+FaceLinks<Real> links_from_below(const ProcessGrid& grid, const GaugeField<Real>& u, const std::array<bool, 4>& split) {
   const FaceLinks<Real> mine = upper_face_links(u, split);
   FaceLinks<Real> below;
   MPI_Datatype link;
@@ -49,12 +47,13 @@ FaceLinks<Real> links_from_below(const ProcessGrid& grid, const GaugeField<Real>
 
 template <class Real, class Space>
 DslashKernel<Real, Space> make_kernel(const ProcessGrid& grid, const GaugeField<Real>& u, const DslashConfig& cfg) {
-  const FaceLinks<Real> below = links_from_below(grid, u);
+  const DslashConfig halo_cfg = with_halo(grid, cfg);
+  const FaceLinks<Real> below = links_from_below(grid, u, halo_cfg.halo);
   std::optional<DslashKernel<Real, Space>> k;
   // Every rank has the same local lattice and so the same verdict; agreeing keeps it that way.
   collectively([&] {
     try {
-      k.emplace(u, with_halo(grid, cfg), &below);
+      k.emplace(u, halo_cfg, &below);
     } catch (const std::invalid_argument& e) {
       throw std::invalid_argument(grid.describe() + ": " + e.what());
     }
