@@ -273,12 +273,6 @@ struct DslashBody {
     uh[0] = row_times(row, h[0]);
     uh[1] = row_times(row, h[1]);
   }
-  // Colour row r of a halo hop (kernels/dslash_faces.hpp): U(r, :) h with the face's whole link
-  // (the receiver's), or h itself where there is none (the sender's projection).
-  DSLASH_FORCE_INLINE static void face_row(const Real* face_link, const C (&h)[2][3], int r, C (&uh)[2]) {
-    if (face_link) mat_vec_row(face_link + r * kRowReals, h, uh);
-    else uh[0] = h[0][r], uh[1] = h[1][r];
-  }
   // Spin row K's share of one colour row of the four output spins: acc[K] += uh, and the lower spin
   // that row K feeds (2 if b2 = K, else 3) gets S k uh.
   template <int Mu, int S, int K>
@@ -410,7 +404,7 @@ struct DslashBody {
       face_link += slot * kFaceLinkReals;
     for (int r = 0; r < 3; ++r) {
       C uh[2];
-      face_row(face_link, h, r, uh);
+      mat_vec_row(face_link + r * kRowReals, h, uh);
       reconstruct<Mu, S>(acc[r], uh);
     }
   }

@@ -64,7 +64,7 @@ struct FaceBody {
     const int node = face_node(x);
     if constexpr (E == Epilogue::None)
       if (off_face_thread<Mu>(node)) return;
-    const Real* lk = x.links ? x.links + i * Body::kFaceLinkReals : nullptr;
+    const Real* lk = x.links + i * Body::kFaceLinkReals;  // the receiver's: U_mu(x), or U_mu(x - mu)^dagger from below
     for (int b = 0; b < x.blocks; ++b) {
       C h[2][3];
       Lanes::template get_half_spinor<Mu>(h, x.received, x.count, x.blocks, i, b, node);
@@ -79,7 +79,7 @@ struct FaceBody {
         for (int sp = 0; sp < 4; ++sp) acc[r][sp] = load_component<Vec, kPairs>(o, 3 * sp + r, x.component_stride);
       for (int r = 0; r < 3; ++r) {
         C uh[2];
-        Body::face_row(lk, h, r, uh);
+        Body::mat_vec_row(lk + r * Body::kRowReals, h, uh);
         Body::template reconstruct<Mu, S>(acc[r], uh);
       }
       if constexpr (E != Epilogue::None) {
