@@ -97,7 +97,8 @@ void BM_CudaDslash(benchmark::State& state, KernelFamily kernel, Dispatch dispat
 #endif
 
 // A domain's whole halo work in a call, its split directions wrapped onto itself (as under MPI with
-// one rank per direction, minus the messages' travel): project every face, then the kernel with
+// one rank per direction, minus the messages' travel): project every face (in one launch, as a CPU
+// rank does), then the kernel with
 // those hops left out and the face kernels adding them (faces), or the kernel reading the messages
 // itself (kernel: a CPU rank whose halo is in first, HaloComplete::Auto). Counters: the call and
 // each stage against the same kernel on the whole periodic domain (call/plain - 1 is what the halo
@@ -117,9 +118,11 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   const auto packed_out = d.allocate_spinors("out");
   std::array<std::array<std::vector<Real>, 2>, 4> half;
   std::array<std::array<const Real*, 2>, 4> messages{};
+  std::array<std::array<Real*, 2>, 4> halves{};
   for (std::size_t mu = 0; mu < 4; ++mu) {
     for (auto& h : half[mu]) h.resize(faces.halo_reals(static_cast<int>(mu)));
     messages[mu] = {half[mu][0].data(), half[mu][1].data()};
+    halves[mu] = {half[mu][0].data(), half[mu][1].data()};
   }
   const ReceivedHalo<Real> received = faces.received(messages);
   plain.apply(packed_in, packed_out);
@@ -129,8 +132,7 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   double stage[3] = {};  // project, interior, complete
   for (auto _ : state) {
     const double s0 = omp_get_wtime();
-    for (int mu = 0; mu < 4; ++mu)
-      if (splits[static_cast<std::size_t>(mu)]) faces.project_both(mu, packed_in, half[static_cast<std::size_t>(mu)][0].data(), half[static_cast<std::size_t>(mu)][1].data());
+    faces.project_all(packed_in, halves);
     const double s1 = omp_get_wtime();
     if (in_kernel) d.apply(packed_in, packed_out, received);
     else d.apply(packed_in, packed_out);
@@ -149,10 +151,13 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   state.SetLabel(d.label());
 }
 
-// One direction's face projection (both hops, DslashFaces::project_both) of a y, z, t split L^4
-// domain, alone: from the cache (the same call again) or from DRAM (`cold`: a line of every 64
-// bytes of twice the last-level cache read between calls, untimed), as after an interior that
-// streamed the fields through. items_per_second: face sites (x right-hand sides) of both hops.
+// The face projections of a y, z, t split L^4 domain, alone: one direction's (mu = 1..3, both hops,
+// DslashFaces::project_both), the three one launch each (mu = kEachFace), or in one launch, each
+// face vector read once (mu = kAllFaces, DslashFaces::project_all: a CPU rank's way). From the cache
+// (the same call again) or from DRAM (`cold`: a line of every 64 bytes of twice the last-level
+// cache read between calls, untimed), as after an interior that streamed the fields through.
+// items_per_second: face sites (x right-hand sides) of every hop projected.
+constexpr int kEachFace = -1, kAllFaces = -2;
 template <class Real>
 void BM_FaceProject(benchmark::State& state, KernelFamily kernel, int mu, bool cold) {
   const int L = static_cast<int>(state.range(0));
@@ -164,18 +169,30 @@ void BM_FaceProject(benchmark::State& state, KernelFamily kernel, int mu, bool c
   const DslashKernel<Real> d(u, cfg);
   const DslashFaces<Real> faces(d, u);
   const auto packed_in = packed_gaussian_input(d, geom);
-  std::vector<Real> forward(faces.halo_reals(mu)), backward(faces.halo_reals(mu));
+  std::array<std::array<std::vector<Real>, 2>, 4> half;
+  std::array<std::array<Real*, 2>, 4> halves{};
+  index_t face_sites = 0;
+  for (int nu = 1; nu < 4; ++nu) {
+    const auto n = static_cast<std::size_t>(nu);
+    if (mu >= 0 && nu != mu) continue;
+    for (auto& h : half[n]) h.resize(faces.halo_reals(nu));
+    halves[n] = {half[n][0].data(), half[n][1].data()};
+    face_sites += 2 * faces.face_sites(nu);
+  }
   const std::uint64_t llc = bench::last_level_cache().bytes;
   std::vector<unsigned char> sweep(cold ? 2 * std::max<std::uint64_t>(llc, 64ull << 20) : 0, 1);
   unsigned sink = 0;
   for (auto _ : state) {
     for (std::size_t k = 0; k < sweep.size(); k += 64) sink += sweep[k];
     const double t0 = omp_get_wtime();
-    faces.project_both(mu, packed_in, forward.data(), backward.data());
+    if (mu == kAllFaces) faces.project_all(packed_in, halves);
+    else
+      for (int nu = 1; nu < 4; ++nu)
+        if (mu == kEachFace || nu == mu) faces.project_both(nu, packed_in, halves[static_cast<std::size_t>(nu)][0], halves[static_cast<std::size_t>(nu)][1]);
     state.SetIterationTime(omp_get_wtime() - t0);
   }
   benchmark::DoNotOptimize(sink);
-  state.SetItemsProcessed(state.iterations() * 2 * faces.face_sites(mu) * cfg.nrhs);  // face sites (x right-hand sides), both hops
+  state.SetItemsProcessed(state.iterations() * face_sites * cfg.nrhs);
   state.SetLabel(d.label());
 }
 
@@ -412,12 +429,14 @@ void register_all() {
                            : benchmark::RegisterBenchmark(name.c_str(), BM_Halo<double>, k, splits, in_kernel);
           b->Arg(16)->Arg(32)->UseRealTime()->Unit(benchmark::kMillisecond);
         }
-  // The projection of each split direction alone, from the cache and from DRAM.
+  // The projection of each split direction alone, of the three one launch each, and of the three
+  // in one launch, from the cache and from DRAM.
   for (KernelFamily k : {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode})
     for (bool single : {true, false})
-      for (int mu : {1, 2, 3})
+      for (int mu : {1, 2, 3, kEachFace, kAllFaces})
         for (bool cold : {false, true}) {
-          const std::string name = std::string("faces/") + to_string(k) + "/project/" + "xyzt"[mu] + "/" + (single ? "single" : "double") +
+          const std::string which = mu == kEachFace ? "yzt-each" : mu == kAllFaces ? "yzt-all" : std::string(1, "xyzt"[mu]);
+          const std::string name = std::string("faces/") + to_string(k) + "/project/" + which + "/" + (single ? "single" : "double") +
                                    (cold ? "/dram" : "/cache");
           auto* b = single ? benchmark::RegisterBenchmark(name.c_str(), BM_FaceProject<float>, k, mu, cold)
                            : benchmark::RegisterBenchmark(name.c_str(), BM_FaceProject<double>, k, mu, cold);

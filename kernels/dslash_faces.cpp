@@ -1,6 +1,7 @@
 #include "kernels/dslash_faces.hpp"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -15,7 +16,7 @@ template <class Real, class Space>
 DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u)
     : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()),
       spinor_reals_(static_cast<std::size_t>(kernel.spinor_bytes() / sizeof(Real))), runner_(kernel.face_runner()),
-      nrhs_(kernel.config().nrhs) {
+      project_all_runner_(kernel.project_all_runner()), nrhs_(kernel.config().nrhs) {
   if (!(u.geometry() == kernel.geometry())) throw std::invalid_argument("DslashFaces: the gauge field is not on the kernel's lattice");
   const FaceLinks<Real>& below = kernel.links_below();
   const Subset in = kernel.in_subset(), out = kernel.out_subset();
@@ -39,6 +40,20 @@ DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, c
     // nodes, or, in a folded direction, the W/2 of one node.
     const index_t lanes = !layout_.folded ? 1 : layout_.lane_bit[m] >= 0 ? layout_.lanes / 2 : layout_.lanes;
     face_sites_[m] = static_cast<index_t>(send_[m][fwd].vectors.size()) * lanes;
+  }
+  if constexpr (Space::host_accessible) {
+    // project_all's items: the send faces' vectors by site, which is memory order.
+    std::map<index_t, std::array<std::int32_t, 8>> by_site;
+    for (std::size_t m = 0; m < 4; ++m)
+      for (std::size_t hop = 0; hop < 2; ++hop) {
+        const Face& f = send_[m][hop];
+        for (std::size_t k = 0; k < f.sites.size(); ++k) {
+          auto [at, added] = by_site.try_emplace(f.sites[k]);
+          if (added) at->second.fill(-1);
+          at->second[2 * m + hop] = static_cast<std::int32_t>(k);
+        }
+      }
+    for (const auto& [site, item] : by_site) send_items_.push_back(item);
   }
 }
 
@@ -149,6 +164,20 @@ template <class Real, class Space>
 void DslashFaces<Real, Space>::project_both(int mu, const spinor_view& in, Real* forward_half, Real* backward_half) const {
   const FaceArgs<Real> backward = project_args(mu, Hop::Backward, in, backward_half);
   runner_(project_args(mu, Hop::Forward, in, forward_half), &backward);
+}
+
+template <class Real, class Space>
+void DslashFaces<Real, Space>::project_all(const spinor_view& in, const std::array<std::array<Real*, 2>, 4>& halves) const {
+  if constexpr (!Space::host_accessible) throw std::invalid_argument("DslashFaces: the GPU projects a direction a launch (project_both)");
+  FacesProjectArgs<Real> a;
+  for (int mu = 0; mu < 4; ++mu)
+    if (cfg_.halo[static_cast<std::size_t>(mu)])
+      for (Hop hop : {Hop::Forward, Hop::Backward})
+        a.faces[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] = project_args(mu, hop, in, halves[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)]);
+  a.items = send_items_.data();
+  a.count = static_cast<index_t>(send_items_.size());
+  a.dagger = cfg_.dagger;
+  project_all_runner_(a);
 }
 
 template <class Real, class Space>

@@ -59,6 +59,10 @@ class DslashFaces {
   // launches): project always; complete where the two faces are different vectors (an outer extent
   // of 2 or more in mu), else one launch a hop.
   void project_both(int mu, const spinor_view& in, Real* forward_half, Real* backward_half) const;
+  // Every split direction's projections in one launch: halves[mu][0] forward, [mu][1] backward (as
+  // project_both), each face vector read once, however many faces it lies on. CPU only: the GPU
+  // projects a direction a launch.
+  void project_all(const spinor_view& in, const std::array<std::array<Real*, 2>, 4>& halves) const;
   void complete_both(int mu, const Real* forward_half, const Real* backward_half, const spinor_view& out) const;
   // The same, finishing the operator's last pass on every vector it completes (FaceXpay): out there
   // becomes a x + b (what the kernel left + the halo's hops), with its norm (and, where xpay.w and
@@ -88,6 +92,9 @@ class DslashFaces {
 
   // [mu][hop]: the vectors we send from (input parity) and those we complete (output parity).
   std::array<std::array<Face, 2>, 4> send_, receive_;
+  // project_all's work: every vector of a send face once, in memory order, with its place in each
+  // face ([2 mu + hop]) or -1. Host only.
+  std::vector<std::array<std::int32_t, 8>> send_items_;
   // [mu][output site index]: the site's place in mu's receiving faces (both list their vectors in
   // the same order), or -1.
   std::array<View<std::int32_t, 1, LayoutRight, Space>, 4> slots_;
@@ -97,6 +104,7 @@ class DslashFaces {
   KernelLayout::Strides strides_;
   std::size_t spinor_reals_;
   FaceRunner<Real> runner_;
+  FacesProjectRunner<Real> project_all_runner_;
   int nrhs_;
 };
 

@@ -100,9 +100,12 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
   runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs : table.vnode;
   face_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_faces : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_faces : table.vnode_faces;
+  project_all_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_project_all
+                       : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_project_all
+                                                           : table.vnode_project_all;
   traffic_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_traffic : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_traffic : table.vnode_traffic;
   // The GPU has no traffic probe yet.
-  if (runner_ == nullptr || face_runner_ == nullptr || (!kDevice && traffic_runner_ == nullptr))
+  if (runner_ == nullptr || face_runner_ == nullptr || (!kDevice && (traffic_runner_ == nullptr || project_all_runner_ == nullptr)))
     throw std::invalid_argument(what + ": not built for this instruction set");
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");

@@ -161,6 +161,8 @@ class DslashKernel {
   std::vector<index_t> slots_of_sites(Subset subset) const;
   // The face kernels of the same family and instruction set (kernels/dslash_faces.hpp).
   FaceRunner<Real> face_runner() const { return face_runner_; }
+  // Every face in one launch (DslashFaces::project_all); null on the GPU.
+  FacesProjectRunner<Real> project_all_runner() const { return project_all_runner_; }
 
  private:
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
@@ -183,6 +185,7 @@ class DslashKernel {
   spinor_view links_;
   DslashRunner<Real> runner_ = nullptr;
   FaceRunner<Real> face_runner_ = nullptr;
+  FacesProjectRunner<Real> project_all_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;
   std::string label_;
   bool prefetch_links_ = true;

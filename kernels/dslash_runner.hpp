@@ -117,6 +117,21 @@ template <class Real>
 // One launch of a face stage: `first`, and where not null `second`, the other hop of its direction.
 using FaceRunner = void (*)(const FaceArgs<Real>& first, const FaceArgs<Real>* second);
 
+// One launch projecting every face of every split direction (DslashFaces::project_all): each face
+// vector is read once, however many faces it lies on (a rank's edges: with y, z and t split, 2368
+// vectors of an 8 x 2 rank's 3072 face reads). faces[mu][hop] as for project (hop 0 forward, 1
+// backward), set where mu is split; items[j][2 mu + hop], the j-th vector's place in that face, or
+// -1. The items run in memory order, so every face's message is written in order too.
+template <class Real>
+struct FacesProjectArgs {
+  std::array<std::array<FaceArgs<Real>, 2>, 4> faces{};
+  const std::array<std::int32_t, 8>* items = nullptr;
+  index_t count = 0;
+  bool dagger = false;
+};
+template <class Real>
+using FacesProjectRunner = void (*)(const FacesProjectArgs<Real>&);
+
 // The SIMD operations of one instruction set on plain arrays, so a baseline test can check them
 // lane by lane against scalar code. Complex operands are split: W real parts, then W imaginary.
 enum class SimdOp { Mul, MulAdd, ConjMulAdd, TimesI, TimesMinusI, StreamStore };
@@ -141,13 +156,14 @@ struct MachineProbe {
   double (*stream_copy)(Real* a, const Real* b, index_t n) = nullptr;                         // seconds; GPU only
 };
 
-// One runner, one face runner and one traffic runner (the runner's loads and stores alone,
+// One runner, the face runners and one traffic runner (the runner's loads and stores alone,
 // kernels/machine_probe.hpp) per family for an instruction set (null where the family is not built
 // for it), the probe of its SIMD type, and its roofline ceilings.
 template <class Real>
 struct RunnerTable {
   DslashRunner<Real> naive = nullptr, mrhs = nullptr, vnode = nullptr;
   FaceRunner<Real> naive_faces = nullptr, mrhs_faces = nullptr, vnode_faces = nullptr;
+  FacesProjectRunner<Real> naive_project_all = nullptr, mrhs_project_all = nullptr, vnode_project_all = nullptr;  // CPU only
   DslashRunner<Real> naive_traffic = nullptr, mrhs_traffic = nullptr, vnode_traffic = nullptr;
   SimdProbe<Real> probe;
   MachineProbe<Real> machine;

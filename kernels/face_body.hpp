@@ -100,6 +100,16 @@ struct FaceBody {
     }
   }
 
+  // Every face that vector j of DslashFaces::project_all lies on, one after the other: its spinor
+  // comes from memory for the first and from L1 for the others.
+  template <bool Dagger>
+  DSLASH_INLINE_FUNCTION static void project_vector(const FacesProjectArgs<Real>& x, index_t j) {
+    const std::array<std::int32_t, 8>& item = x.items[j];
+    [&]<int... K>(std::integer_sequence<int, K...>) {
+      ((item[K] >= 0 ? project<K / 2, projector_sign(K % 2 == 0, Dagger)>(x.faces[K / 2][K % 2], item[K]) : void()), ...);
+    }(std::make_integer_sequence<int, 8>{});
+  }
+
   // The completion with an epilogue: both hops' face vectors sum into one destination.
   template <int Mu, int S, Epilogue E, class Exec>
   void complete_reducing(const RangePolicy<Exec>& range, ReduceInto<EpilogueSumsOf<E>> into) const {
@@ -149,6 +159,16 @@ void run_faces(const FaceArgs<Real>& first, const FaceArgs<Real>* second) {
   [&]<int... K>(std::integer_sequence<int, K...>) {
     ((K == key ? body.template launch<K / 2, K % 2 == 1 ? 1 : -1, Exec>() : void()), ...);
   }(std::make_integer_sequence<int, 8>{});
+}
+
+// DslashFaces::project_all: one launch, a work item a face vector (the CPU's: its tables only).
+template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
+void run_project_all(const FacesProjectArgs<Real>& x) {
+  using Body = FaceBody<Real, Vec, Folded>;
+  const FacesProjectArgs<Real> args = x;
+  const RangePolicy<Exec> range(0, x.count, Body::kSimt ? Body::W : 1);
+  if (x.dagger) parallel_for("dslash_face_project_all", range, DSLASH_LAMBDA(index_t j) { Body::template project_vector<true>(args, j); });
+  else parallel_for("dslash_face_project_all", range, DSLASH_LAMBDA(index_t j) { Body::template project_vector<false>(args, j); });
 }
 
 }  // namespace dslash::kernels

@@ -46,6 +46,9 @@ RunnerTable<Real> runner_table(bool with_naive) {
   if (with_naive) t.naive_faces = &run_faces<Real, Vec, false>;
   t.mrhs_faces = &run_faces<Real, Vec, false>;
   t.vnode_faces = &run_faces<Real, Vec, true>;
+  if (with_naive) t.naive_project_all = &run_project_all<Real, Vec, false>;
+  t.mrhs_project_all = &run_project_all<Real, Vec, false>;
+  t.vnode_project_all = &run_project_all<Real, Vec, true>;
   if (with_naive) t.naive_traffic = &run_traffic<Real, Vec, false>;
   t.mrhs_traffic = &run_traffic<Real, Vec, false>;
   t.vnode_traffic = &run_traffic<Real, Vec, true>;

@@ -73,7 +73,7 @@ for r in j["results"]:
     # The stages (min <= median <= max over ranks), the no-halo control and the exchange-only ceiling.
     names = [s["stage"] for s in r["stages"]]
     # The shared halo is in before the interior, whose kernel then adds its hops: no complete stage.
-    assert names == ["project y", "project t", "post", "interior", "progress", "wait", "call", "transfer"], names
+    assert names == ["project", "post", "interior", "progress", "wait", "call", "transfer"], names
     assert r["halo_complete"] == "kernel", r
     for s in r["stages"]:
         assert 0 <= s["min_s"] <= s["median_s"] <= s["max_s"], s
@@ -101,7 +101,7 @@ for overlap in off chunks thread; do
     --comms-overlap $overlap --halo-messages per-face --halo-chunks 3 --cpu-halo $how --halo-complete $complete --verbose \
     > verbose.txt 2> verbose.err || fail "bench --comms-overlap $overlap: $(cat verbose.err)"
   grep -q "check passed: 3 variant(s)" verbose.err || fail "--comms-overlap $overlap: $(cat verbose.err)"
-  for stage in "project x" post interior progress wait call transfer "control (no halo"; do
+  for stage in project post interior progress wait call transfer "control (no halo"; do
     [ "$(grep -c "^#   $stage" verbose.txt)" -eq 3 ] || fail "--verbose lacks '$stage' for each variant: $(cat verbose.txt)"
   done
   # The interior kernel adds the hops where the halo is in before it and that is not declined.

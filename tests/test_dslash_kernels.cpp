@@ -136,8 +136,9 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
   // The split directions `halo` left out by the kernel (run in uneven slabs of outer t, as
   // HaloDslash launches it between MPI tests) and added back by DslashFaces from this domain's own
   // faces, wrapped onto itself as MPI does with a grid of one rank per split direction: the sum must
-  // be the periodic operator. Hop by hop, both hops of a direction in one launch (HaloDslash's way),
-  // and read from the messages by the kernel itself (a CPU rank whose halo is in first): the same bits.
+  // be the periodic operator. Hop by hop, both hops of a direction in one launch (a GPU rank's way),
+  // and read from the messages by the kernel itself (a CPU rank whose halo is in first): the same
+  // bits; every face projected in one launch (a CPU rank's way): the same messages.
   template <class Real>
   void check_halo_faces_against_reference(const DslashConfig& cfg) {
     Fixture<Real>& f = fixture<Real>();
@@ -169,6 +170,20 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
       messages[m] = {forward[m].data(), backward[m].data()};
     }
     d.apply(in, in_kernel, faces.received(messages));
+    // Every direction's projections in one launch, each face vector read once (a CPU rank's): the
+    // same messages, bit for bit, edges and corners included.
+    std::array<std::vector<Real>, 4> all_forward, all_backward;
+    std::array<std::array<Real*, 2>, 4> halves{};
+    for (std::size_t m = 0; m < 4; ++m) {
+      all_forward[m].assign(forward[m].size(), Real(0));
+      all_backward[m].assign(backward[m].size(), Real(0));
+      halves[m] = {all_forward[m].data(), all_backward[m].data()};
+    }
+    faces.project_all(in, halves);
+    for (std::size_t m = 0; m < 4; ++m) {
+      EXPECT_TRUE(all_forward[m] == forward[m]) << d.label() << (cfg.dagger ? " dagger" : "") << ": project_all's forward message, direction " << m;
+      EXPECT_TRUE(all_backward[m] == backward[m]) << d.label() << (cfg.dagger ? " dagger" : "") << ": project_all's backward message, direction " << m;
+    }
     std::vector<SpinorField<Real>> result, result_fused, result_in_kernel;
     d.unpack(chi, result);
     d.unpack(fused, result_fused);

@@ -58,7 +58,7 @@ OverRanks over_ranks(const std::vector<double>& per_call, MPI_Comm comm) {
 }
 
 struct Stage {
-  std::string name;  // "project z fwd", "post", "interior", ..., "call"
+  std::string name;  // "project" (a GPU's "project t"), "post", "interior", ..., "call"
   OverRanks seconds;
 };
 
@@ -142,7 +142,9 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
     for (std::size_t mu = 0; mu < 4; ++mu)
       if (grid.split(static_cast<int>(mu))) add(std::string(stage) + " " + kDir[mu], [=](const mpi::HaloCallTimes& c) { return (c.*member)[mu]; });
   };
-  per_direction("project", &mpi::HaloCallTimes::project);
+  const bool gpu = staged || peer;
+  if (gpu) per_direction("project", &mpi::HaloCallTimes::project);
+  else add("project", [](const auto& c) { return c.project_all; });  // every face in one launch
   if (staged) add("copy to host", [](const auto& c) { return c.to_host; });
   if (peer) add("to peers", [](const auto& c) { return c.to_peers; });
   add("post", [](const auto& c) { return c.post; });
@@ -168,7 +170,7 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
 }
 
 double sum_of(const mpi::HaloCallTimes& c, bool comm) {
-  double s = comm ? c.post + c.wait + c.to_host + c.to_device + c.to_peers : c.interior + c.progress;
+  double s = comm ? c.project_all + c.post + c.wait + c.to_host + c.to_device + c.to_peers : c.interior + c.progress;
   for (double per_mu : comm ? c.project : c.complete) s += per_mu;
   return s;
 }

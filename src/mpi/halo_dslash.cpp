@@ -107,7 +107,7 @@ CpuHalo parse_cpu_halo(std::string_view text) {
 }
 
 double HaloCallTimes::stages() const {
-  double s = post + interior + progress + wait + to_host + to_device + to_peers;
+  double s = project_all + post + interior + progress + wait + to_host + to_device + to_peers;
   for (std::size_t mu = 0; mu < 4; ++mu) s += project[mu] + complete[mu];
   return s;
 }
@@ -141,18 +141,23 @@ void HaloDslash<Real, Space>::for_each_split(const F& f) const {
     if (grid_.split(mu)) f(mu);
 }
 
-// A CPU rank's projections write into the send buffer, or with a shared halo into the peers' buffers.
+// A CPU rank's projections write into the send buffer, or with a shared halo into the peers' buffers,
+// in one launch: a vector on an edge of the rank's block (2 or 3 faces) is read once. 8 ranks x 2
+// threads, 32^4 on 1.2.2.2: 2368 vector reads a call where one launch a direction made 3072, and
+// the projections took 192 us against 262 single, 408 against 487 double (14 interleaved rounds).
 template <class Real, class Space>
 void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
-  const auto to = [&](int mu, Hop hop) {
-    Real* at = exchange_.send(mu, hop);
-    return shared_ ? shared_->destination(static_cast<std::size_t>(at - exchange_.send_buffer())) : at;
-  };
+  std::array<std::array<Real*, 2>, 4> to{};
   for_each_split([&](int mu) {
-    const double t0 = MPI_Wtime();
-    faces_.project_both(mu, in, to(mu, Hop::Forward), to(mu, Hop::Backward));
-    if (t) t->project[static_cast<std::size_t>(mu)] = MPI_Wtime() - t0;
+    for (Hop hop : {Hop::Forward, Hop::Backward}) {
+      Real* at = exchange_.send(mu, hop);
+      to[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] =
+          shared_ ? shared_->destination(static_cast<std::size_t>(at - exchange_.send_buffer())) : at;
+    }
   });
+  const double t0 = MPI_Wtime();
+  faces_.project_all(in, to);
+  if (t) t->project_all = MPI_Wtime() - t0;
 }
 
 template <class Real, class Space>

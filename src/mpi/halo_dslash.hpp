@@ -3,7 +3,8 @@
 // to a neighbouring rank exchanged as spin-projected half spinors (kernels/dslash_faces.hpp)
 // through persistent requests on buffers allocated once (mpi/halo_exchange.hpp). One apply, in
 // stages that are each timed per call:
-//   project   the faces, per direction, straight into the send buffer
+//   project   the faces straight into the send buffer: a CPU rank's in one launch, each face vector
+//             read once however many faces it lies on (DslashFaces::project_all); a GPU's per direction
 //   post      MPI_Startall
 //   interior  the kernel on every site, the remote hops left out, while the halos travel (Progress)
 //   wait      MPI_Waitall
@@ -74,6 +75,7 @@ const char* to_string(Progress p);
 // to about the call; `transfer` overlaps them.
 struct HaloCallTimes {
   std::array<double, 4> project{}, complete{};  // [mu]: both hops, one launch (DslashFaces::*_both); 0 where mu is not split
+  double project_all = 0;  // a CPU rank's projections: every face, one launch (DslashFaces::project_all); project[] stays 0
   double post = 0, interior = 0;
   double progress = 0;  // Chunks: the MPI_Testall calls between the slabs
   double wait = 0, call = 0;
