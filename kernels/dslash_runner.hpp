@@ -118,10 +118,11 @@ template <class Real>
 using FaceRunner = void (*)(const FaceArgs<Real>& first, const FaceArgs<Real>* second);
 
 // One launch projecting every face of every split direction (DslashFaces::project_all): each face
-// vector is read once, however many faces it lies on (a rank's edges: with y, z and t split, 2368
-// vectors of an 8 x 2 rank's 3072 face reads). faces[mu][hop] as for project (hop 0 forward, 1
-// backward), set where mu is split; items[j][2 mu + hop], the j-th vector's place in that face, or
-// -1. The items run in memory order, so every face's message is written in order too.
+// vector is read once, however many faces it lies on (a vector on an edge or corner of the rank's
+// block lies on 2 or 3: with y, z and t split, an 8 x 2 rank reads 2368 vectors where one launch a
+// direction read 3072). faces[mu][hop] as for project (hop 0 forward, 1 backward), set where mu is
+// split; items[j][2 mu + hop], the j-th vector's place in that face, or -1. The items run in memory
+// order, so every face's message is written in order too.
 template <class Real>
 struct FacesProjectArgs {
   std::array<std::array<FaceArgs<Real>, 2>, 4> faces{};
