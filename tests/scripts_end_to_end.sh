@@ -43,4 +43,22 @@ rc=$?
 set -e
 [ "$rc" -eq 1 ] || fail "compare did not flag a 2x slowdown (exit $rc)"
 grep -q "36 regression" slower.txt || fail "compare: $(tail -1 slower.txt)"
+# ab.py: interleaved rounds of one bench under two sides (here one binary, a thread count apart).
+$py "$scripts/ab.py" --a "$dslash" --env-a OMP_NUM_THREADS=2 --env-b OMP_NUM_THREADS=1 --rounds 2 --out ab.json \
+    -- bench --lattice 4x4x4x8 --kernel naive --dispatch range --iters 2 > ab.txt 2> ab.err || fail "ab.py: $(tail -1 ab.err)"
+grep -q "B/A" ab.txt || fail "ab.py printed no ratio: $(cat ab.txt)"
+$py - <<'PY'
+import json
+j = json.load(open("ab.json"))
+assert [r["side"] for r in j["runs"]] == ["A", "B", "B", "A"], j["runs"]  # the second round starts with B
+s = j["summary"][0]
+assert s["A"]["threads"]["median"] == 2 and s["B"]["threads"]["median"] == 1, s
+assert abs(s["gflops_ratio_b_over_a"] - s["B"]["gflops"]["median"] / s["A"]["gflops"]["median"]) < 1e-12, s
+PY
+# Bad input: one line, a non-zero exit, no run.
+for bad in "--a /nonexistent --env-b X=1 -- bench" "--a $dslash -- bench --lattice 4x4x4x8" "--a $dslash --env-b X=1 -- bench --json x.json" \
+    "--a $dslash --env-b X=1 --rounds 0 -- bench" "--a $dslash --env-b X -- bench" "--a $dslash --env-b X=1 -- info"; do
+  if $py "$scripts/ab.py" $bad > bad.txt 2> bad.err; then fail "ab.py $bad: accepted"; fi
+  [ "$(wc -l < bad.err)" -eq 1 ] && grep -q "^error: " bad.err || fail "ab.py $bad: $(cat bad.err)"
+done
 echo "scripts end-to-end: all checks passed"
