@@ -10,7 +10,7 @@ a host whose cores swing 20-30% from run to run, where only interleaved rounds c
 Round k runs A then B, or B then A when k is even, so neither side always runs first. Each run
 writes its bench JSON (--json is added; the files stay in --keep DIR if given). --env-a/--env-b
 VAR=VALUE set an environment variable for one side (repeatable; exported to the ranks with -x
-when the launcher is mpirun). The summary, printed and in --out, gives per variant the median and
+when the launcher is Open MPI's mpirun or mpiexec). The summary, printed and in --out, gives per variant the median and
 range over the rounds of each side's GFLOP/s and their ratio B/A; for runs over MPI also the
 overhead against the bench's no-halo control and the median of each stage.
 """
@@ -39,7 +39,7 @@ def env_pairs(items, flag):
 
 def run_side(side, binary, env, launcher, bench_args, json_path):
     command = list(launcher)
-    if command and os.path.basename(command[0]) == "mpirun":
+    if command and os.path.basename(command[0]) in ("mpirun", "mpiexec", "orterun"):
         for name in env:
             command += ["-x", name]
     command += [binary] + bench_args + ["--json", json_path]

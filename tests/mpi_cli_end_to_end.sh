@@ -200,4 +200,17 @@ else
   [ "$rc" -eq 2 ] || fail "apply --backend cuda without a GPU: exit $rc, expected 2"
   [ "$(grep -c "no usable CUDA device\|no CUDA device found" gpu.err)" -eq 1 ] || fail "apply --backend cuda without a GPU: $(cat gpu.err)"
 fi
+# scripts/ab.py over ranks: each side's overhead against the no-halo control, and its stages.
+if [ -x /usr/bin/python3 ]; then
+  scripts=$(cd "$(dirname "$0")/../scripts" && pwd)
+  /usr/bin/python3 "$scripts/ab.py" --a "$dslash" --env-b OMP_NUM_THREADS=1 --rounds 1 --mpirun "$mpirun -np 2 --oversubscribe" \
+    --out "$work/ab.json" -- bench --lattice 8x8x8x8 --mpi 1.1.1.2 --kernel vnode --iters 2 > ab.txt 2> ab.err || fail "ab.py over MPI: $(tail -1 ab.err)"
+  /usr/bin/python3 - "$work/ab.json" <<'PY' || fail "ab.py over MPI: $(cat ab.txt)"
+import json, sys
+s = json.load(open(sys.argv[1]))["summary"][0]
+for side in ("A", "B"):
+    assert "overhead" in s[side] and "stage project" in s[side] and "stage interior" in s[side], s[side]
+assert s["B"]["threads"]["median"] == 1, s["B"]
+PY
+fi
 echo "mpi cli end to end: ok"
