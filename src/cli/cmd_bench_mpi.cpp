@@ -8,8 +8,9 @@
 //              max over the ranks; comm = project + post + wait, compute = interior + progress +
 //              complete, the slowest rank's
 //   control  : every rank at once runs the same local lattice with periodic wrap and no messages
-//              (the single-process kernel, same threads), timed by the same rule; overhead =
-//              decomposed call / control call - 1
+//              (the single-process kernel, same threads), timed by the same rule, a control call
+//              between every two decomposed calls; overhead = best decomposed call / best control
+//              call - 1
 //   halo     : bytes each rank sends per call; the Dslash's exchange (project, post, wait) against
 //              the same messages moved with nothing else (post, wait: the exchange-only ceiling)
 // --backend cuda: one GPU per rank (shared where a node has fewer); the stages come from CUDA events
@@ -218,13 +219,36 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
     const std::size_t k = sets.advance();
     d.apply(sets.in[k], sets.out[k], progress);
   };
+  // The no-halo control: the single-process kernel on the same local lattice, periodic, every rank
+  // at once, its calls interleaved with the decomposed ones (one of each in turn, which goes first
+  // alternating), so that both see the machine in the same state. Device host, 32^4 vnode range,
+  // seven interleaved rounds against the control timed after all the decomposed calls: the
+  // overhead's range over the rounds 8 x 2 single 7.9 points wide (was 10.9), double 7.1 (12.8),
+  // 2.2.2.1 single 6.6 (8.5), 2 x 8 single 4.8 (10.2). The decomposed call's rate reads 0.90-1.02x
+  // what it read back to back, where the L3 kept more of its links from call to call
+  // (docs/performance/HISTORY.md, session 35).
+  DslashConfig control_cfg = r.cfg;
+  control_cfg.halo = {};
+  const DslashKernel<Real, Space> control(u, control_cfg);
+  bench::RotatingSpinors<Real, Space> control_sets(control, in, r.rotating_sets);
+  CallTimer control_timer{grid.comm()};
+  const auto control_next = [&] {
+    const std::size_t k = control_sets.advance();
+    control.apply(control_sets.in[k], control_sets.out[k]);
+    if constexpr (kDevice) Space::execution_space::fence();  // a GPU launch returns at once
+  };
+  const auto both = [&](int i, bool record) {
+    if (i % 2 == 0) decomposed(apply_next, record), control_timer(control_next, record);
+    else control_timer(control_next, record), decomposed(apply_next, record);
+  };
   // GPU ranks: the timed calls record no stage events (they lengthen the host's path of a call);
   // the stages come from as many calls of their own, with the events.
   if constexpr (kDevice) d.time_stages(false);
-  for (int i = 0; i < o.warmup; ++i) decomposed(apply_next, false);
+  for (int i = 0; i < o.warmup; ++i) both(i, false);
   d.reset_times();
-  for (int i = 0; i < o.iters; ++i) decomposed(apply_next);
+  for (int i = 0; i < o.iters; ++i) both(i, true);
   r.times = decomposed.slowest;
+  r.control_times = control_timer.slowest;
   if constexpr (kDevice) {
     d.time_stages(true);
     d.reset_times();
@@ -239,23 +263,6 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   for (const auto& c : d.times()) comm.push_back(sum_of(c, true)), compute.push_back(sum_of(c, false));
   r.comm_s = over_ranks(comm, grid.comm()).max;
   r.compute_s = over_ranks(compute, grid.comm()).max;
-
-  // The no-halo control: the single-process kernel on the same local lattice, periodic, every rank at once.
-  {
-    DslashConfig cfg = r.cfg;
-    cfg.halo = {};
-    const DslashKernel<Real, Space> control(u, cfg);
-    bench::RotatingSpinors<Real, Space> control_sets(control, in, r.rotating_sets);
-    CallTimer timer{grid.comm()};
-    const auto control_next = [&] {
-      const std::size_t k = control_sets.advance();
-      control.apply(control_sets.in[k], control_sets.out[k]);
-      if constexpr (kDevice) Space::execution_space::fence();  // a GPU launch returns at once
-    };
-    for (int i = 0; i < o.warmup; ++i) timer(control_next, false);
-    for (int i = 0; i < o.iters; ++i) timer(control_next);
-    r.control_times = timer.slowest;
-  }
 
   // The halo: the Dslash's exchange and the same messages alone, interleaved so both see the same machine.
   CallTimer halo{grid.comm()}, ceiling{grid.comm()};
@@ -284,9 +291,9 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   r.time_median = summary.median;
   r.time_max = summary.max;
   r.spread = summary.spread;
-  const bench::TimeSummary control = bench::summarize_times(r.control_times);
-  r.control_min = control.min;
-  r.control_median = control.median;
+  const bench::TimeSummary control_summary = bench::summarize_times(r.control_times);
+  r.control_min = control_summary.min;
+  r.control_median = control_summary.median;
   r.overhead = r.time_min / r.control_min - 1;
 
   const bench::ByteModel bytes = bench::variant_bytes(r.cfg, sizeof(Real));
