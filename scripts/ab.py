@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Interleaved A/B rounds of one `dslash bench` command under two builds (or one build with a
-run-time switch), summarised per variant: how this project's before/after figures are measured on
-a host whose cores swing 20-30% from run to run, where only interleaved rounds compare.
+run-time switch or flag), summarised per variant: how this project's before/after figures are
+measured on a host whose cores swing 20-30% from run to run, where only interleaved rounds compare.
 
     /usr/bin/python3 scripts/ab.py --a old/dslash --b new/dslash --rounds 8 --out ab.json \\
         [--mpirun "mpirun -np 8 --map-by slot:PE=2 --bind-to core -x OMP_NUM_THREADS=2"] \\
@@ -10,7 +10,8 @@ a host whose cores swing 20-30% from run to run, where only interleaved rounds c
 Round k runs A then B, or B then A when k is even, so neither side always runs first. Each run
 writes its bench JSON (--json is added; the files stay in --keep DIR if given). --env-a/--env-b
 VAR=VALUE set an environment variable for one side (repeatable; exported to the ranks with -x
-when the launcher is Open MPI's mpirun or mpiexec). The summary, printed and in --out, gives per variant the median and
+when the launcher is Open MPI's mpirun or mpiexec); --args-a/--args-b "..." add dslash arguments
+for one side (e.g. --args-a "--halo-complete faces": one build, two of its own options). The summary, printed and in --out, gives per variant the median and
 range over the rounds of each side's GFLOP/s and their ratio B/A; for runs over MPI also the
 overhead against the bench's no-halo control and the median of each stage.
 """
@@ -37,12 +38,12 @@ def env_pairs(items, flag):
     return pairs
 
 
-def run_side(side, binary, env, launcher, bench_args, json_path):
+def run_side(side, binary, env, extra, launcher, bench_args, json_path):
     command = list(launcher)
     if command and os.path.basename(command[0]) in ("mpirun", "mpiexec", "orterun"):
         for name in env:
             command += ["-x", name]
-    command += [binary] + bench_args + ["--json", json_path]
+    command += [binary] + bench_args + extra + ["--json", json_path]
     result = subprocess.run(command, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if result.returncode != 0:
         last = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
@@ -74,6 +75,8 @@ def main():
     p.add_argument("--b", help="dslash binary of side B (default: A's, with --env-b making the difference)")
     p.add_argument("--env-a", action="append", default=[], metavar="VAR=VALUE")
     p.add_argument("--env-b", action="append", default=[], metavar="VAR=VALUE")
+    p.add_argument("--args-a", default="", metavar="'ARGS'", help="dslash arguments for side A alone, after the common ones")
+    p.add_argument("--args-b", default="", metavar="'ARGS'", help="dslash arguments for side B alone")
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     p.add_argument("--mpirun", default="", help="launcher prefix, e.g. 'mpirun -np 8 --map-by slot:PE=2 --bind-to core'")
     p.add_argument("--out", help="write the runs and the summary as JSON")
@@ -83,13 +86,14 @@ def main():
     bench_args = a.bench[1:] if a.bench[:1] == ["--"] else a.bench
     if not bench_args or bench_args[0] != "bench":
         sys.exit("error: give the bench command after --, e.g. -- bench --lattice 16x16x16x16")
-    if "--json" in bench_args:
+    extra = {"A": shlex.split(a.args_a), "B": shlex.split(a.args_b)}
+    if any(w == "--json" or w.startswith("--json=") for w in bench_args + extra["A"] + extra["B"]):
         sys.exit("error: leave --json out of the bench command: ab.py writes one a run")
     if a.rounds < 1:
         sys.exit(f"error: --rounds {a.rounds}: expected 1 or more")
     sides = {"A": (a.a, env_pairs(a.env_a, "--env-a")), "B": (a.b or a.a, env_pairs(a.env_b, "--env-b"))}
-    if a.b is None and sides["A"][1] == sides["B"][1]:
-        sys.exit("error: A and B are the same binary with the same environment: give --b or --env-a/--env-b")
+    if a.b is None and sides["A"][1] == sides["B"][1] and extra["A"] == extra["B"]:
+        sys.exit("error: A and B are the same binary with the same environment and arguments: give --b, --env-a/--env-b or --args-a/--args-b")
     for side, (binary, _) in sides.items():
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
             sys.exit(f"error: side {side}: '{binary}' is not an executable file")
@@ -106,7 +110,7 @@ def main():
         for side in ("A", "B") if k % 2 else ("B", "A"):
             binary, env = sides[side]
             path = os.path.join(keep, f"r{k}_{side}.json")
-            run_side(side, binary, env, launcher, bench_args, path)
+            run_side(side, binary, env, extra[side], launcher, bench_args, path)
             for row in load_rows(path):
                 runs.append((k, side, pair_key(row), figures(row)))
             print(f"[round {k}/{a.rounds}] {side} done", file=sys.stderr, flush=True)
@@ -143,7 +147,7 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             json.dump({"command": bench_args, "launcher": launcher, "rounds": a.rounds,
-                       "sides": {s: {"binary": b, "env": e} for s, (b, e) in sides.items()},
+                       "sides": {s: {"binary": b, "env": e, "args": extra[s]} for s, (b, e) in sides.items()},
                        "runs": [{"round": r[0], "side": r[1], "variant": list(r[2]), **r[3]} for r in runs],
                        "summary": summary}, f, indent=1)
 

@@ -55,9 +55,20 @@ s = j["summary"][0]
 assert s["A"]["threads"]["median"] == 2 and s["B"]["threads"]["median"] == 1, s
 assert abs(s["gflops_ratio_b_over_a"] - s["B"]["gflops"]["median"] / s["A"]["gflops"]["median"]) < 1e-12, s
 PY
+# One binary, two of its own options (--args-a/--args-b): each side's runs carry its own.
+$py "$scripts/ab.py" --a "$dslash" --args-a "--prec double" --args-b "--prec single" --rounds 1 --out ab_args.json \
+    -- bench --lattice 4x4x4x8 --kernel naive --dispatch range --iters 2 > ab_args.txt 2> ab_args.err || fail "ab.py --args-a: $(tail -1 ab_args.err)"
+$py - <<'PY'
+import json
+j = json.load(open("ab_args.json"))
+assert j["sides"]["A"]["args"] == ["--prec", "double"] and j["sides"]["B"]["args"] == ["--prec", "single"], j["sides"]
+precisions = {r["side"]: r["variant"][2] for r in j["runs"]}
+assert precisions == {"A": "double", "B": "single"}, precisions
+PY
 # Bad input: one line, a non-zero exit, no run.
 for bad in "--a /nonexistent --env-b X=1 -- bench" "--a $dslash -- bench --lattice 4x4x4x8" "--a $dslash --env-b X=1 -- bench --json x.json" \
-    "--a $dslash --env-b X=1 --rounds 0 -- bench" "--a $dslash --env-b X -- bench" "--a $dslash --env-b X=1 -- info"; do
+    "--a $dslash --env-b X=1 --rounds 0 -- bench" "--a $dslash --env-b X -- bench" "--a $dslash --env-b X=1 -- info" \
+    "--a $dslash --args-b=--json=x.json -- bench" "--a $dslash --args-a=--iters=2 --args-b=--iters=2 -- bench"; do
   if $py "$scripts/ab.py" $bad > bad.txt 2> bad.err; then fail "ab.py $bad: accepted"; fi
   [ "$(wc -l < bad.err)" -eq 1 ] && grep -q "^error: " bad.err || fail "ab.py $bad: $(cat bad.err)"
 done
