@@ -79,6 +79,7 @@ for r in j["results"]:
         assert 0 <= s["min_s"] <= s["median_s"] <= s["max_s"], s
     c = r["control"]
     assert c["time_min_s"] > 0 and len(c["times_s"]) == 2 and c["gflops_per_rank"] > 0, c
+    assert c["interleaved"] is True and len(c["times_s"]) == len(r["times_s"]), c  # call for call beside the decomposed ones
     assert abs(c["overhead"] - (r["time_min_s"] / c["time_min_s"] - 1)) < 1e-9, c
     assert r["exchange_only_GBs"] > 0 and r["halo_GBs"] > 0, r
     assert abs(r["halo_percent_of_exchange_only"] - 100 * r["halo_GBs"] / r["exchange_only_GBs"]) < 1e-6, r
