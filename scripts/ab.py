@@ -11,9 +11,10 @@ Round k runs A then B, or B then A when k is even, so neither side always runs f
 writes its bench JSON (--json is added; the files stay in --keep DIR if given). --env-a/--env-b
 VAR=VALUE set an environment variable for one side (repeatable; exported to the ranks with -x
 when the launcher is Open MPI's mpirun or mpiexec); --args-a/--args-b "..." add dslash arguments
-for one side (e.g. --args-a "--halo-complete faces": one build, two of its own options). The summary, printed and in --out, gives per variant the median and
-range over the rounds of each side's GFLOP/s and their ratio B/A; for runs over MPI also the
-overhead against the bench's no-halo control and the median of each stage.
+for one side (e.g. --args-a "--halo-complete faces": one build, two of its own options). The
+summary, printed and in --out, gives per variant the median and range over the rounds of each
+side's GFLOP/s and their ratio B/A; for runs over MPI also the overhead against the bench's no-halo
+control and the median of each stage.
 """
 import argparse
 import json
@@ -86,15 +87,16 @@ def main():
     bench_args = a.bench[1:] if a.bench[:1] == ["--"] else a.bench
     if not bench_args or bench_args[0] != "bench":
         sys.exit("error: give the bench command after --, e.g. -- bench --lattice 16x16x16x16")
-    extra = {"A": shlex.split(a.args_a), "B": shlex.split(a.args_b)}
-    if any(w == "--json" or w.startswith("--json=") for w in bench_args + extra["A"] + extra["B"]):
+    # Each side: its binary, its environment and its own dslash arguments.
+    sides = {"A": (a.a, env_pairs(a.env_a, "--env-a"), shlex.split(a.args_a)),
+             "B": (a.b or a.a, env_pairs(a.env_b, "--env-b"), shlex.split(a.args_b))}
+    if any(w == "--json" or w.startswith("--json=") for w in bench_args + sides["A"][2] + sides["B"][2]):
         sys.exit("error: leave --json out of the bench command: ab.py writes one a run")
     if a.rounds < 1:
         sys.exit(f"error: --rounds {a.rounds}: expected 1 or more")
-    sides = {"A": (a.a, env_pairs(a.env_a, "--env-a")), "B": (a.b or a.a, env_pairs(a.env_b, "--env-b"))}
-    if a.b is None and sides["A"][1] == sides["B"][1] and extra["A"] == extra["B"]:
+    if a.b is None and sides["A"][1:] == sides["B"][1:]:
         sys.exit("error: A and B are the same binary with the same environment and arguments: give --b, --env-a/--env-b or --args-a/--args-b")
-    for side, (binary, _) in sides.items():
+    for side, (binary, _, _) in sides.items():
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
             sys.exit(f"error: side {side}: '{binary}' is not an executable file")
     if a.out:
@@ -108,9 +110,9 @@ def main():
     runs = []  # (round, side, variant key, figures)
     for k in range(1, a.rounds + 1):
         for side in ("A", "B") if k % 2 else ("B", "A"):
-            binary, env = sides[side]
+            binary, env, extra = sides[side]
             path = os.path.join(keep, f"r{k}_{side}.json")
-            run_side(side, binary, env, extra[side], launcher, bench_args, path)
+            run_side(side, binary, env, extra, launcher, bench_args, path)
             for row in load_rows(path):
                 runs.append((k, side, pair_key(row), figures(row)))
             print(f"[round {k}/{a.rounds}] {side} done", file=sys.stderr, flush=True)
@@ -147,7 +149,7 @@ def main():
     if a.out:
         with open(a.out, "w") as f:
             json.dump({"command": bench_args, "launcher": launcher, "rounds": a.rounds,
-                       "sides": {s: {"binary": b, "env": e, "args": extra[s]} for s, (b, e) in sides.items()},
+                       "sides": {s: {"binary": b, "env": e, "args": x} for s, (b, e, x) in sides.items()},
                        "runs": [{"round": r[0], "side": r[1], "variant": list(r[2]), **r[3]} for r in runs],
                        "summary": summary}, f, indent=1)
 
