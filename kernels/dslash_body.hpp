@@ -81,10 +81,10 @@ struct DslashBody {
 
   RunArgs<Real> a;   // a copy: a GPU kernel takes the body by value
   index_t x_extent;  // outer x extent of the output index space: l0 / 2 checkerboarded, l0 full
-  bool halo_in_kernel = false;  // a.received holds the split directions' messages (CPU only)
+  bool halo_in_kernel = false;  // a.received holds the split directions' halo: messages or the neighbours' inputs (CPU only)
 
   explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {
-    for (int mu = 0; mu < 4; ++mu) halo_in_kernel |= args.halo[mu] && args.received.message[mu][0] != nullptr;
+    for (int mu = 0; mu < 4; ++mu) halo_in_kernel |= args.halo[mu] && (args.received.message[mu][0] != nullptr || args.received.neighbour_in[mu][0] != nullptr);
   }
 
   DSLASH_INLINE_FUNCTION index_t component_stride() const {
@@ -376,7 +376,7 @@ struct DslashBody {
         ((both_rows<Dagger, H>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
       if (boundary && halo_in_kernel) {
-        [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
+        [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, psi[H], wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
       }
       store(acc, i, b, boundary && !halo_in_kernel, sums);
     }
@@ -386,15 +386,32 @@ struct DslashBody {
   // (a.received): what DslashFaces::complete would add to the stored output, added here in
   // registers after the local hops, in the order complete adds them (directions in turn, forward
   // first) and with the same links, so the bits are the same either way.
+  // psi: the local vector the hop's wrapped index reads (spinor(nb, b)); the neighbour's vector of
+  // the same index is its face vector.
   template <bool Dagger, int H>
-  DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, bool wraps, const Real* links) const {
+  DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, const Real* psi, bool wraps, const Real* links) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>(), Hop = H % 2;
     const Real* message = a.received.message[Mu][Hop];
-    if (!wraps || !a.halo[Mu] || message == nullptr) return;
+    const Real* neighbour_in = a.received.neighbour_in[Mu][Hop];
+    if (!wraps || !a.halo[Mu] || (message == nullptr && neighbour_in == nullptr)) return;
     using Lanes = FaceLanes<Real, Vec, Folded>;
     const index_t slot = a.received.slot[Mu][i];
+    const int node = Lanes::face_node(Hop == 0, true);
     C h[2][3];
-    Lanes::template get_half_spinor<Mu>(h, message, a.received.items[Mu], a.blocks, slot, b, Lanes::face_node(Hop == 0, true));
+    if constexpr (kSimt) {  // not reached: a GPU rank's faces complete after its kernel (DslashKernel::check_received)
+      return;
+    } else if (neighbour_in != nullptr) {
+      // The projection the neighbour would have sent, made here; across a fold its face lanes move
+      // to ours and the others are zero, as a message's expand leaves them:
+      //   forward, lane bit 0: neighbour's node 0 lanes A_C_ E_G_ -> permute _A_C _E_G -> 0A0C 0E0G
+      spin_project<Mu, S>(h, neighbour_in + (psi - a.in), component_stride());
+      if constexpr (Lanes::template kHalfLanes<Mu>)
+        for (auto& row : h)
+          for (C& z : row) z = {simd::keep_half<lane_bit<W>(Mu)>(simd::permute<lane_bit<W>(Mu)>(z.re), node),
+                                simd::keep_half<lane_bit<W>(Mu)>(simd::permute<lane_bit<W>(Mu)>(z.im), node)};
+    } else {
+      Lanes::template get_half_spinor<Mu>(h, message, a.received.items[Mu], a.blocks, slot, b, node);
+    }
     // Forward U_mu(x), backward U_mu(x - mu)^dagger (from the domain below, in the site's own slot
     // too: DslashKernel's `below`).
     const Real* face_link = a.received.links[Mu][Hop];

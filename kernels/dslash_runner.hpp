@@ -15,9 +15,13 @@ namespace dslash {
 // 1 backward): the received message and the face's links (U_mu(x) forward, U_mu(x - mu)^dagger backward), as
 // DslashFaces::complete reads them; per split direction, each output site's place in its faces.
 // Null messages: the kernel leaves the hops out, and DslashFaces::complete adds them later.
+// neighbour_in instead of a message: the neighbour domain's own input spinors, mapped here (CPU ranks
+// of one node whose inputs live in a shared window: mpi/shared_spinors.hpp). The kernel projects the
+// face vector itself, from the neighbour's vector at the index its own wrapped hop reads, as the
+// neighbour's projection into the message would: the same bits, with no projection launch.
 template <class Real>
 struct ReceivedHalo {
-  std::array<std::array<const Real*, 2>, 4> message{}, links{};
+  std::array<std::array<const Real*, 2>, 4> message{}, links{}, neighbour_in{};
   std::array<const std::int32_t*, 4> slot{};  // [mu][output site index]: its face vector, or -1
   std::array<index_t, 4> items{};              // [mu]: the face vectors of a message (FaceLanes::message_offset)
 };

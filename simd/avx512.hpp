@@ -55,6 +55,14 @@ inline void compress_half(double* dst, const Avx512Double& v, int node) {
   const __mmask8 m = static_cast<__mmask8>(node ? half_lanes_mask<8, Level>(1) : half_lanes_mask<8, Level>(0));
   _mm256_storeu_pd(dst, _mm512_castpd512_pd256(_mm512_maskz_compress_pd(m, to_register(v))));
 }
+template <int Level>
+inline Avx512Float keep_half(const Avx512Float& v, int node) {
+  return _mm512_maskz_mov_ps(static_cast<__mmask16>(half_lanes_mask<16, Level>(node)), to_register(v));
+}
+template <int Level>
+inline Avx512Double keep_half(const Avx512Double& v, int node) {
+  return _mm512_maskz_mov_pd(static_cast<__mmask8>(half_lanes_mask<8, Level>(node)), to_register(v));
+}
 
 inline void stream_store(float* p, const Avx512Float& b) { _mm512_stream_ps(p, to_register(b)); }
 inline void stream_store(double* p, const Avx512Double& b) { _mm512_stream_pd(p, to_register(b)); }

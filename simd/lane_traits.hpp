@@ -45,6 +45,17 @@ inline void compress_half(typename Vec::value_type* dst, const Vec& v, int node)
   for (int k = 0; k < W / (2 * R); ++k)
     for (int j = 0; j < R; ++j) dst[k * R + j] = lanes[(2 * k + node) * R + j];
 }
+// The lanes of v whose bit Level is `node`, zero in the others (+0, as expand_half leaves them):
+//   Level 0, node 1: ABCD EFGH -> 0B0D 0F0H
+template <int Level, class Vec>
+inline Vec keep_half(const Vec& v, int node) {
+  constexpr int W = static_cast<int>(Vec::size);
+  alignas(64) typename Vec::value_type lanes[W];
+  v.store_aligned(lanes);
+  for (int i = 0; i < W; ++i)
+    if (((i >> Level) & 1) != node) lanes[i] = 0;
+  return Vec::load_aligned(lanes);
+}
 // Bit i set where lane i's bit Level is `node`: the lanes expand_half fills.
 template <int W, int Level>
 constexpr unsigned half_lanes_mask(int node) {

@@ -133,6 +133,15 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
     return cfg;
   }
 
+  // The halo as the kernel reads it from its neighbours' inputs, where every neighbour is this domain.
+  template <class Real>
+  static ReceivedHalo<Real> neighbour_inputs(const DslashFaces<Real>& faces, const DslashConfig& cfg, const View<Real, 1>& in) {
+    ReceivedHalo<Real> r = faces.received({});
+    for (std::size_t m = 0; m < 4; ++m)
+      if (cfg.halo[m]) r.neighbour_in[m] = {in.data(), in.data()};
+    return r;
+  }
+
   // The split directions `halo` left out by the kernel (run in uneven slabs of outer t, as
   // HaloDslash launches it between MPI tests) and added back by DslashFaces from this domain's own
   // faces, wrapped onto itself as MPI does with a grid of one rank per split direction: the sum must
@@ -170,6 +179,10 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
       messages[m] = {forward[m].data(), backward[m].data()};
     }
     d.apply(in, in_kernel, faces.received(messages));
+    // The neighbour's input read in place, as a CPU rank of one node reads it (--cpu-halo inputs):
+    // wrapped onto itself, the neighbour's input is our own.
+    const View<Real, 1> in_place = d.allocate_spinors("in_place");
+    d.apply(in, in_place, neighbour_inputs(faces, cfg, in));
     // Every direction's projections in one launch, each face vector read once (a CPU rank's): the
     // same messages, bit for bit, edges and corners included.
     std::array<std::vector<Real>, 4> all_forward, all_backward;
@@ -184,10 +197,11 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
       EXPECT_TRUE(all_forward[m] == forward[m]) << d.label() << (cfg.dagger ? " dagger" : "") << ": project_all's forward message, direction " << m;
       EXPECT_TRUE(all_backward[m] == backward[m]) << d.label() << (cfg.dagger ? " dagger" : "") << ": project_all's backward message, direction " << m;
     }
-    std::vector<SpinorField<Real>> result, result_fused, result_in_kernel;
+    std::vector<SpinorField<Real>> result, result_fused, result_in_kernel, result_in_place;
     d.unpack(chi, result);
     d.unpack(fused, result_fused);
     d.unpack(in_kernel, result_in_kernel);
+    d.unpack(in_place, result_in_place);
     for (int r = 0; r < cfg.nrhs; ++r) {
       const auto k = static_cast<std::size_t>(r);
       EXPECT_LT(test::relative_difference(result[k], f.expected(cfg.out, cfg.dagger, r)), tolerance)
@@ -195,6 +209,8 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
       EXPECT_EQ(test::relative_difference(result_fused[k], result[k]), 0.0) << d.label() << ": both hops in one launch differ, rhs " << r;
       EXPECT_EQ(test::relative_difference(result_in_kernel[k], result[k]), 0.0)
           << d.label() << " " << to_string(cfg.out) << (cfg.dagger ? " dagger" : "") << ": the kernel's own halo hops differ, rhs " << r;
+      EXPECT_EQ(test::relative_difference(result_in_place[k], result[k]), 0.0)
+          << d.label() << " " << to_string(cfg.out) << (cfg.dagger ? " dagger" : "") << ": the halo read in place differs, rhs " << r;
     }
     // Every split direction needs its messages.
     if (std::find(cfg.halo.begin(), cfg.halo.end(), true) != cfg.halo.end()) {
@@ -207,8 +223,16 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
     const View<Real, 1> xpay = d.allocate_spinors("xpay");
     const Real a = Real(1.5), b = Real(-0.25);
     const NormDot sums = d.apply_xpay(in, a, in_kernel, b, xpay, faces.received(messages), &chi);
-    std::vector<SpinorField<Real>> result_xpay;
+    const View<Real, 1> xpay_in_place = d.allocate_spinors("xpay_in_place");
+    const NormDot sums_in_place = d.apply_xpay(in, a, in_kernel, b, xpay_in_place, neighbour_inputs(faces, cfg, in), &chi);
+    EXPECT_EQ(sums_in_place.norm2, sums.norm2) << d.label() << ": the epilogue with the halo read in place";
+    EXPECT_EQ(sums_in_place.dot, sums.dot) << d.label() << ": the epilogue with the halo read in place";
+    std::vector<SpinorField<Real>> result_xpay, result_xpay_in_place;
     d.unpack(xpay, result_xpay);
+    d.unpack(xpay_in_place, result_xpay_in_place);
+    for (int r = 0; r < cfg.nrhs; ++r)
+      EXPECT_EQ(test::relative_difference(result_xpay_in_place[static_cast<std::size_t>(r)], result_xpay[static_cast<std::size_t>(r)]), 0.0)
+          << d.label() << ": the epilogue with the halo read in place, rhs " << r;
     double expect_norm2 = 0;
     std::complex<double> expect_dot = 0;
     for (int r = 0; r < cfg.nrhs; ++r) {
@@ -308,10 +332,13 @@ TEST_P(DslashKernels, LinksFromBelowReachEveryCompletion) {
       std::array<std::array<const Real*, 2>, 4> messages{};
       messages[m] = {forward.data(), backward.data()};
       d.apply(in, in_kernel, faces.received(messages));
-      std::vector<SpinorField<Real>> result, result_fused, result_in_kernel;
+      const View<Real, 1> in_place = d.allocate_spinors("in_place");
+      d.apply(in, in_place, neighbour_inputs(faces, cfg, in));
+      std::vector<SpinorField<Real>> result, result_fused, result_in_kernel, result_in_place;
       d.unpack(by_hop, result);
       d.unpack(fused, result_fused);
       d.unpack(in_kernel, result_in_kernel);
+      d.unpack(in_place, result_in_place);
       // The expected operator: on the lower face, that of the field with the other's upper-face links.
       GaugeField<double> swapped = convert_precision<double>(f.u);
       const GaugeField<double> other_rounded = convert_precision<double>(other);
@@ -333,6 +360,7 @@ TEST_P(DslashKernels, LinksFromBelowReachEveryCompletion) {
         EXPECT_GT(test::relative_difference(result[k], rest), 100 * tolerance) << d.label() << ": the links from below went unused, mu " << mu;
         EXPECT_EQ(test::relative_difference(result_fused[k], result[k]), 0.0) << d.label() << ": both hops in one launch differ, mu " << mu;
         EXPECT_EQ(test::relative_difference(result_in_kernel[k], result[k]), 0.0) << d.label() << ": the kernel's own halo hops differ, mu " << mu;
+        EXPECT_EQ(test::relative_difference(result_in_place[k], result[k]), 0.0) << d.label() << ": the halo read in place differs, mu " << mu;
       }
     }
   };

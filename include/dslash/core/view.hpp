@@ -76,6 +76,16 @@ class View {
     if constexpr (Space::host_accessible) detail::first_touch(p, n);  // a device space zeroes its own
   }
 
+  // A View of memory it did not allocate (an MPI shared-memory window, say): `owner` keeps the
+  // memory alive and goes with the last copy. Contiguous, as allocated Views are; not first-touched.
+  View(std::string label, T* data, const extents_type& extents, std::shared_ptr<void> owner) : extents_(extents) {
+    strides_ = Layout::template strides<Rank>(extents_);
+    size_ = 1;
+    for (std::size_t e : extents_) size_ *= e;
+    alloc_ = std::shared_ptr<Allocation>(new Allocation{std::move(label), data, std::move(owner)});
+    data_ = data;
+  }
+
   template <class... I>
     requires(sizeof...(I) == Rank && (std::is_integral_v<I> && ...))
   View(std::string label, I... extents)
@@ -111,12 +121,15 @@ class View {
 
  private:
   struct Allocation {
-    Allocation(std::string l, T* p) : label(std::move(l)), ptr(p) {}
+    Allocation(std::string l, T* p, std::shared_ptr<void> o = nullptr) : label(std::move(l)), ptr(p), owner(std::move(o)) {}
     Allocation(const Allocation&) = delete;
     Allocation& operator=(const Allocation&) = delete;
-    ~Allocation() { Space::deallocate(ptr); }
+    ~Allocation() {
+      if (!owner) Space::deallocate(ptr);
+    }
     std::string label;
     T* ptr;
+    std::shared_ptr<void> owner;  // set: the memory is the owner's, released with it
   };
 
   std::shared_ptr<Allocation> alloc_;
