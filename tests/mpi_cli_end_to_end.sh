@@ -84,7 +84,7 @@ for r in j["results"]:
     assert r["exchange_only_GBs"] > 0 and r["halo_GBs"] > 0, r
     assert abs(r["halo_percent_of_exchange_only"] - 100 * r["halo_GBs"] / r["exchange_only_GBs"]) < 1e-6, r
     assert r["halo_messages_per_rank"] == 2, r  # y and t have extent 2: one peer each, both faces in one message
-    assert r["halo_transport"] == "shared", r  # the ranks share a node: the faces go straight into the neighbours' memory
+    assert r["halo_transport"] == "inputs", r  # the ranks share a node: each reads its halo straight from the neighbours' inputs
     assert j["meta"]["comms_overlap"] == "chunks" and j["meta"]["halo_messages"] == "per-peer", j["meta"]
 PY
 fi
@@ -95,7 +95,7 @@ grep -q "overhead" bench.txt || fail "no overhead column"
 # the halo's hops added by the face kernels or, where the halo is in first, by the interior kernel;
 # --verbose breaks each call into stages.
 for overlap in off chunks thread; do
-  for how in mpi shared; do
+  for how in mpi shared inputs; do
   complete=auto
   [ "$overlap/$how" = off/mpi ] || [ "$overlap/$how" = chunks/shared ] && complete=faces
   "$mpirun" -np 2 "$dslash" bench --lattice 8x8x8x8 --mpi 2.1.1.1 --kernel vnode --prec single --iters 3 --warmup 1 --check \
@@ -107,12 +107,12 @@ for overlap in off chunks thread; do
   done
   # The interior kernel adds the hops where the halo is in before it and that is not declined.
   in_kernel=0
-  [ $complete = auto ] && { [ $how = shared ] || [ $overlap = off ]; } && in_kernel=3
+  [ $complete = auto ] && { [ $how != mpi ] || [ $overlap = off ]; } && in_kernel=3
   [ "$(grep -c "^#   complete x" verbose.txt)" -eq $(( 3 - in_kernel )) ] || fail "$overlap/$how/$complete: complete stages: $(cat verbose.txt)"
   [ "$(grep -c "^#   interior .*the halo's hops too" verbose.txt)" -eq $in_kernel ] || fail "$overlap/$how/$complete: interior note: $(cat verbose.txt)"
   grep -q "comms overlap $overlap, halo messages per-face" verbose.txt || fail "header: $(head -12 verbose.txt)"
   grep -qF ", 2 message(s) each way)" verbose.txt || fail "per-face: not one message per face"
-  [ "$how" = shared ] && what="a shared-memory window" || what=MPI
+  [ "$how" != mpi ] && what="a shared-memory window" || what=MPI
   grep -q "halo at [0-9]*% of what $what moves here" verbose.txt || fail "--cpu-halo $how: $(grep 'halo at' verbose.txt)"
   done
 done
@@ -151,7 +151,7 @@ expect_mpi_error 2 "directory 'missing' does not exist" bench --lattice 8x8x8x8 
 expect_mpi_error 2 "'.': it is a directory" apply --gauge U.nersc --in psi.npy --out . --kernel naive --mpi 1.1.1.2
 expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --gpu-per-rank
 expect_mpi_error 2 "gpu-halo applies to --backend cuda" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --gpu-halo peer
-expect_mpi_error 2 "cpu-halo: fast not in {auto,mpi,shared}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --cpu-halo fast
+expect_mpi_error 2 "cpu-halo: fast not in {auto,mpi,shared,inputs}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --cpu-halo fast
 expect_mpi_error 2 "halo-complete: later not in {auto,faces}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-complete later
 expect_mpi_error 3 "L0 (x) = 8 is not divisible by 3 ranks" solve --gauge U.nersc --in psi.npy --mass 0.1 --mpi 3.1.1.1
 expect_mpi_error 2 "say how they split the lattice with --mpi" solve --random --lattice 8x8x8x8 --mass 0.1

@@ -166,9 +166,10 @@ void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
                  "(staged), or peer where every neighbour's GPU can be reached (auto)")
       ->check(CLI::IsMember({"auto", "peer", "staged"}))->capture_default_str()->needs(grid);
   cmd.add_option("--cpu-halo", o.cpu_halo,
-                 "with --mpi on CPU ranks: faces written straight into the neighbours' memory (shared: an MPI-3 shared-memory window, "
-                 "ranks of one node), sent as MPI messages (mpi), or shared where every neighbour is on the node (auto)")
-      ->check(CLI::IsMember({"auto", "mpi", "shared"}))->capture_default_str()->needs(grid);
+                 "with --mpi on CPU ranks: each kernel reads its halo straight from the neighbours' inputs (inputs: MPI-3 "
+                 "shared-memory windows, ranks of one node; nothing is sent), faces written into the neighbours' memory (shared), "
+                 "sent as MPI messages (mpi), or inputs where every neighbour is on the node (auto)")
+      ->check(CLI::IsMember({"auto", "mpi", "shared", "inputs"}))->capture_default_str()->needs(grid);
   cmd.add_option("--halo-complete", o.halo_complete,
                  "with --mpi on CPU ranks: add the halo's hops in the interior kernel where the halo is in before it (auto: the shared halo, "
                  "or --comms-overlap off), or always with separate face kernels after it (faces)")

@@ -11,6 +11,7 @@
 
 #include "mpi/mpi_session.hpp"
 #include "mpi/shared_halo.hpp"
+#include "mpi/shared_spinors.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
 #include "mpi/peer_halo.hpp"
@@ -103,7 +104,8 @@ CpuHalo parse_cpu_halo(std::string_view text) {
   if (text == "auto") return CpuHalo::Auto;
   if (text == "mpi") return CpuHalo::Mpi;
   if (text == "shared") return CpuHalo::Shared;
-  throw std::invalid_argument("--cpu-halo '" + std::string(text) + "': expected auto, mpi or shared");
+  if (text == "inputs") return CpuHalo::Inputs;
+  throw std::invalid_argument("--cpu-halo '" + std::string(text) + "': expected auto, mpi, shared or inputs");
 }
 
 double HaloCallTimes::stages() const {
@@ -120,14 +122,23 @@ HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Re
     device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo, kernel_.layout());
   } else if (options.cpu_halo != CpuHalo::Mpi && exchange_.messages() > 0) {
     const std::string refusal = shared_halo_refusal(grid, exchange_);
-    if (options.cpu_halo == CpuHalo::Shared && !refusal.empty()) throw CollectiveError("--cpu-halo shared: " + refusal);
-    if (refusal.empty()) shared_ = std::make_unique<SharedHalo<Real>>(grid, exchange_);
+    if (options.cpu_halo != CpuHalo::Auto && !refusal.empty())
+      throw CollectiveError(std::string("--cpu-halo ") + (options.cpu_halo == CpuHalo::Shared ? "shared: " : "inputs: ") + refusal);
+    if (refusal.empty()) shared_ = std::make_unique<SharedHalo<Real>>(grid, exchange_);  // inputs too: its notices, and any other input
+    if (shared_ && options.cpu_halo != CpuHalo::Shared) spinors_ = std::make_unique<SharedSpinors<Real>>(grid);
   }
 }
 
 template <class Real, class Space>
+typename HaloDslash<Real, Space>::spinor_view HaloDslash<Real, Space>::allocate_spinors(const std::string& label) {
+  if constexpr (!kDevice)
+    if (spinors_) return spinors_->allocate(label, static_cast<std::size_t>(kernel_.spinor_bytes() / sizeof(Real)));
+  return kernel_.allocate_spinors(label);
+}
+
+template <class Real, class Space>
 const char* HaloDslash<Real, Space>::transport() const {
-  if constexpr (!kDevice) return shared_ ? "shared" : "mpi";
+  if constexpr (!kDevice) return spinors_ ? "inputs" : shared_ ? "shared" : "mpi";
   else return device_->peer ? "peer" : "staged";
 }
 
@@ -272,6 +283,9 @@ std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue) {
+  if constexpr (!kDevice)
+    if (spinors_ && completes_in_kernel(progress))
+      if (const auto* theirs = spinors_->neighbours_of(in.data())) return apply_reading_neighbours(in, out, *theirs, epilogue);
   HaloCallTimes t;
   const double start = MPI_Wtime();
   if (shared_) shared_->next_call();
@@ -306,6 +320,32 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
     wait();
     complete(out, t);
   }
+  t.call = MPI_Wtime() - start;
+  times_.push_back(t);
+}
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::apply_reading_neighbours(const spinor_view& in, const spinor_view& out,
+                                                       const std::array<std::array<const Real*, 2>, 4>& theirs, XpayCall* epilogue) {
+  HaloCallTimes t;
+  const double start = MPI_Wtime();
+  spinors_->sync(in.data());  // our writes to the input, before the notice that says they are done
+  shared_->start();           // "my input is written"
+  const double posted = MPI_Wtime();
+  t.post = posted - start;
+  shared_->wait();  // theirs are written
+  spinors_->sync(in.data());  // and visible here
+  const double i0 = MPI_Wtime();
+  t.wait = i0 - posted;
+  ReceivedHalo<Real> halo = faces_.received({});
+  for_each_split([&](int mu) { halo.neighbour_in[static_cast<std::size_t>(mu)] = theirs[static_cast<std::size_t>(mu)]; });
+  if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, halo, epilogue->w, epilogue->w2);
+  else kernel_.apply(in, out, halo);
+  const double i1 = MPI_Wtime();
+  t.interior = i1 - i0;
+  shared_->start();  // "done reading yours"
+  shared_->wait();   // and they ours: the caller may write its input again
+  t.wait += MPI_Wtime() - i1;
   t.call = MPI_Wtime() - start;
   times_.push_back(t);
 }

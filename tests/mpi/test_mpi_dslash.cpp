@@ -157,18 +157,22 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, HaloDslashTest, ::testing::ValuesIn(varia
 // The persistent requests and buffers of one HaloDslash serve many calls: 30 applies, cycling the
 // progress strategies (chunks automatic and one slab per outer t) over two inputs, each output
 // bit for bit the first of its input; and a per-face HaloDslash gives the same bits again. The
-// first halo is the shared-memory window (ranks of one node), whose two buffers alternate: every
-// call reads the halo of its own call; the others go through MPI. The first's interior kernel adds
-// the halo's hops itself, the per-face one's face kernels do (and the slabs' one either way).
+// first reads its halo in place from the neighbours' inputs (ranks of one node, inputs from its
+// allocate_spinors()), a second writes it into their shared-memory window, whose two buffers
+// alternate: every call reads the halo of its own call; the others go through MPI. The first two's
+// interior kernels add the halo's hops themselves, the per-face one's face kernels do (and the
+// slabs' one either way).
 template <class Real>
 void reuse_across_calls(const DslashConfig& cfg, const ProcessGrid& grid) {
   Fixture& f = fixture();
   const GaugeField<Real> u_global = convert_precision<Real>(f.u);
   const GaugeField<Real> u = scatter(grid, grid.rank() == 0 ? &u_global : nullptr);
-  HaloDslash<Real> per_peer(grid, u, cfg), per_face(grid, u, cfg, {.coalesce = false, .cpu_halo = CpuHalo::Mpi}),
-      slabs(grid, u, cfg, {.chunks = 1 << 20, .cpu_halo = CpuHalo::Mpi});
+  HaloDslash<Real> per_peer(grid, u, cfg), shared(grid, u, cfg, {.cpu_halo = CpuHalo::Shared}),
+      per_face(grid, u, cfg, {.coalesce = false, .cpu_halo = CpuHalo::Mpi}), slabs(grid, u, cfg, {.chunks = 1 << 20, .cpu_halo = CpuHalo::Mpi});
   if (per_peer.messages() > 0) {
-    EXPECT_STREQ(per_peer.transport(), "shared");
+    EXPECT_STREQ(per_peer.transport(), "inputs");
+    EXPECT_STREQ(shared.transport(), "shared");
+    EXPECT_STREQ(shared.completion(Progress::Chunks), "kernel");
     EXPECT_STREQ(per_peer.completion(Progress::Chunks), "kernel");
     EXPECT_STREQ(per_face.completion(Progress::Chunks), "faces");
   }
@@ -180,7 +184,7 @@ void reuse_across_calls(const DslashConfig& cfg, const ProcessGrid& grid) {
       copy_sites(convert_precision<Real>(f.psi[static_cast<std::size_t>((k * cfg.nrhs + r) % Fixture::kMaxRhs)]), p);
       local.push_back(scatter(grid, grid.rank() == 0 ? &p : nullptr, per_peer.in_subset()));
     }
-    in.push_back(per_peer.kernel().allocate_spinors("test"));
+    in.push_back(per_peer.allocate_spinors("test"));
     per_peer.kernel().pack(local, in.back());
   }
   const auto same = [](const View<Real, 1>& a, const View<Real, 1>& b) { return std::equal(a.data(), a.data() + a.size(), b.data()); };
@@ -198,10 +202,11 @@ void reuse_across_calls(const DslashConfig& cfg, const ProcessGrid& grid) {
       mismatches += same(out, first[k]) ? 0 : 1;
     }
   }
-  for (std::size_t k = 0; k < 2; ++k) {
-    per_face.apply(in[k], out, Progress::Chunks);
-    mismatches += same(out, first[k]) ? 0 : 1;
-  }
+  for (std::size_t k = 0; k < 2; ++k)
+    for (HaloDslash<Real>* other : {&per_face, &shared, &shared}) {  // shared twice: each of its buffers
+      other->apply(in[k], out, Progress::Chunks);
+      mismatches += same(out, first[k]) ? 0 : 1;
+    }
   EXPECT_EQ(max_over_ranks(mismatches), 0.0) << per_peer.kernel().label() << " on " << grid.describe();
   EXPECT_EQ(per_peer.times().size(), 24u);  // 30 calls, 6 of them by `slabs`
   EXPECT_EQ(slabs.progress_slabs(), per_peer.kernel().outer_t());
