@@ -147,6 +147,7 @@ struct SimdProbe {
   void (*complex_op)(SimdOp op, const Real* a, const Real* b, const Real* c, Real* out) = nullptr;
   // CPU: out = expand_half<level>(in, node), or (expand false) out[0, W/2) = compress_half<level>(in, node).
   void (*half)(bool expand, int level, int node, const Real* in, Real* out) = nullptr;
+  void (*keep_half)(int level, int node, const Real* in, Real* out) = nullptr;  // CPU: out = keep_half<level>(in, node)
 };
 
 // The roofline ceilings on one instruction set, and the Dslash body's own rate with its data in

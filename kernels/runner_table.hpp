@@ -30,6 +30,15 @@ void probe_half(bool expand, int level, int node, const typename Vec::value_type
   }
 }
 
+// out = keep_half<level>(in, node) (simd/lane_traits.hpp).
+template <class Vec, int Level = 0>
+void probe_keep_half(int level, int node, const typename Vec::value_type* in, typename Vec::value_type* out) {
+  if constexpr ((1 << Level) < static_cast<int>(Vec::size)) {
+    if (level != Level) return probe_keep_half<Vec, Level + 1>(level, node, in, out);
+    simd::keep_half<Level>(Vec::load_aligned(in), node).store_aligned(out);
+  }
+}
+
 template <class Vec>
 void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typename Vec::value_type* b,
                       const typename Vec::value_type* c, typename Vec::value_type* out) {
@@ -52,7 +61,7 @@ RunnerTable<Real> runner_table(bool with_naive) {
   if (with_naive) t.naive_traffic = &run_traffic<Real, Vec, false>;
   t.mrhs_traffic = &run_traffic<Real, Vec, false>;
   t.vnode_traffic = &run_traffic<Real, Vec, true>;
-  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>, &probe_half<Vec>};
+  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>, &probe_half<Vec>, &probe_keep_half<Vec>};
   t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, &body_flops<Real, Vec, true>};
   return t;
 }

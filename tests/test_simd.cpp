@@ -55,6 +55,7 @@ class Simd : public ::testing::TestWithParam<Case> {
     const int W = probe.lanes;
     if (W == 1) GTEST_SKIP() << "one lane: no folded directions";
     ASSERT_NE(probe.half, nullptr);
+    ASSERT_NE(probe.keep_half, nullptr);
     View<Real, 1> in("in", 16), out("out", 16);
     for (int level = 0; (1 << level) < W; ++level)
       for (int node : {0, 1}) {
@@ -71,6 +72,15 @@ class Simd : public ::testing::TestWithParam<Case> {
           EXPECT_EQ(out(k++), in(i)) << "compress, level " << level << " node " << node << " lane " << i;
         }
         for (int k = W / 2; k < W; ++k) EXPECT_EQ(out(k), Real(-1)) << "compress wrote past W/2, level " << level;
+        // keep_half: the face lanes as they are, +0 in the others (as expand leaves them), even where
+        // the input holds -0.
+        for (int i = 0; i < W; ++i) in(i) = i % 2 == 0 ? Real(-0.0) : static_cast<Real>(-10 - i);
+        probe.keep_half(level, node, in.data(), out.data());
+        for (int i = 0; i < W; ++i) {
+          const bool on_face = ((i >> level) & 1) == node;
+          EXPECT_EQ(out(i), on_face ? in(i) : Real(0)) << "keep, level " << level << " node " << node << " lane " << i;
+          EXPECT_EQ(std::signbit(out(i)), on_face && std::signbit(in(i))) << "keep: the sign of a zero, level " << level << " lane " << i;
+        }
       }
   }
   template <class Real>
@@ -122,7 +132,7 @@ TEST_P(Simd, PermutesSwapLanesAcrossEachFold) {
   else check_permutes<double>();
 }
 
-TEST_P(Simd, FaceHalvesExpandAndCompressTheirLanes) {
+TEST_P(Simd, FaceHalvesExpandCompressAndKeepTheirLanes) {
   if (GetParam().single) check_face_halves<float>();
   else check_face_halves<double>();
 }
