@@ -132,11 +132,11 @@ class HaloDslash {
   const DslashKernel<Real, Space>& kernel() const { return kernel_; }
   Subset in_subset() const { return kernel_.in_subset(); }
 
-  // Collective (every rank its n-th buffer at once). A buffer for apply(): with the neighbours' inputs
-  // read in place (reads_neighbour_inputs()), in a shared window that the neighbours read their
-  // halo from when it is an apply's input; else kernel().allocate_spinors(label).
+  // Collective (every rank its n-th buffer at once). A buffer for apply(): where transport() is
+  // "inputs", in a shared window that the neighbours read their halo from when it is an apply's
+  // input; else kernel().allocate_spinors(label). Every rank of a call must pass its buffer of the
+  // same allocation (or every rank one of its own): the two kinds synchronise differently.
   spinor_view allocate_spinors(const std::string& label);
-  bool reads_neighbour_inputs() const { return spinors_ != nullptr; }
 
   // Collective. in/out: buffers from allocate_spinors() or kernel().allocate_spinors(). Every strategy gives the same bits.
   // On the GPU it returns with the result complete in `out`.
