@@ -338,7 +338,7 @@ void HaloDslash<Real, Space>::apply_reading_neighbours(const spinor_view& in, co
   const double i0 = MPI_Wtime();
   t.wait = i0 - posted;
   ReceivedHalo<Real> halo = faces_.received({});
-  for_each_split([&](int mu) { halo.neighbour_in[static_cast<std::size_t>(mu)] = theirs[static_cast<std::size_t>(mu)]; });
+  halo.neighbour_in = theirs;  // null where mu is not split
   if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, halo, epilogue->w, epilogue->w2);
   else kernel_.apply(in, out, halo);
   const double i1 = MPI_Wtime();

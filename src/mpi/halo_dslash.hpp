@@ -19,10 +19,10 @@
 //           each boundary hop's face vector straight from the neighbour's input, projecting it
 //           itself (ReceivedHalo::neighbour_in): no projection launch, no message to write and read
 //           back. A 0-byte notice each way says "my input is written" before the kernel and "done
-//           reading yours" after it. Same bits as shared. Device host, 32^4 vnode range, four
-//           interleaved rounds against shared: overhead 8 x 2 1.2.2.2 single +6.5% (+14.1%),
-//           double +5.7% (+13.3%), 2.2.2.1 single +7.6% (+13.6%), 2 x 8 single +3.1% (+3.7%).
-//           Any other input goes as shared
+//           reading yours" after it. Same bits as shared. Device host, 32^4 vnode range, five
+//           interleaved rounds against shared, overhead medians: 8 x 2 1.2.2.2 single +7.4%
+//           (+12.8%), double +5.7% (+12.0%), 2.2.2.1 single +5.0% (+12.3%), double +5.8% (+11.9%),
+//           2 x 8 single +4.6% (+5.2%), double +3.7% (+5.3%). Any other input goes as shared
 //   shared  every neighbour on this node: the projections write straight into the neighbours'
 //           receive buffers, in an MPI-3 shared-memory window (mpi/shared_halo.hpp); MPI carries a
 //           0-byte notice per message, so nothing needs progress and the interior is one launch
