@@ -9,6 +9,7 @@
 #include <complex>
 #include <optional>
 #include <span>
+#include <string>
 
 #include "kernels/dslash_kernel.hpp"
 
@@ -23,6 +24,9 @@ class HoppingTerm {
   // The kernel that computes D_{out<-neighbour(out)} (or its dagger) on this process's sites: its
   // layout, buffers and packing.
   virtual const DslashKernel<Real, Space>& kernel(Subset out, bool dagger) const = 0;
+  // A buffer for any of the four kernels, even or odd (one size and layout): the kernels'
+  // allocate_spinors(), or where the halo is read in place, one that the neighbours read it from.
+  virtual vector_type allocate(const std::string& label) const { return kernel(Subset::Even, false).allocate_spinors(label); }
   // result = D_{out<-neighbour(out)} in, or its dagger (on the GPU it may return before it is done:
   // Space::execution_space::fence() waits).
   virtual void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const = 0;

@@ -48,13 +48,15 @@ class EvenOddWilson {
   EvenOddWilson(std::shared_ptr<const HoppingTerm<Real, Space>> hopping, double mass);
 
   double mass() const { return mass_; }
+  const HoppingTerm<Real, Space>& hopping() const { return *hopping_; }
   const DslashConfig& config() const { return d_eo().config(); }
   const Geometry& geometry() const { return d_eo().geometry(); }  // this process's lattice
   PackedComplex complex_layout() const { return packed_complex(d_eo()); }
   // Where each even site's reals are in an even buffer.
   SpinorSlots slots() const;
 
-  vector_type allocate(const std::string& label) const { return d_eo().allocate_spinors(label); }
+  // Under MPI, collective: every rank allocates its n-th vector at once (HoppingTerm::allocate).
+  vector_type allocate(const std::string& label) const { return hopping_->allocate(label); }
   // nrhs fields of one parity (Even or Odd) <-> a packed buffer.
   void pack(const std::vector<SpinorField<Real>>& fields, const vector_type& packed) const;
   void unpack(const vector_type& packed, std::vector<SpinorField<Real>>& fields) const;

@@ -26,7 +26,7 @@ EvenOddWilson<Real, Space>::EvenOddWilson(const GaugeField<Real>& u, double mass
 
 template <class Real, class Space>
 EvenOddWilson<Real, Space>::EvenOddWilson(std::shared_ptr<const HoppingTerm<Real, Space>> hopping, double mass)
-    : mass_(eo_wilson_detail::checked_mass(mass)), hopping_(std::move(hopping)), odd_scratch_(kernel(Subset::Odd).allocate_spinors("eo_wilson_odd_scratch")) {
+    : mass_(eo_wilson_detail::checked_mass(mass)), hopping_(std::move(hopping)), odd_scratch_(hopping_->allocate("eo_wilson_odd_scratch")) {
   if (d_eo().layout().folded) {
     const std::vector<index_t> slot_of_site = d_eo().slots_of_sites(Subset::Even);
     std::vector<index_t> site_of_slot(slot_of_site.size());

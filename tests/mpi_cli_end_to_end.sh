@@ -35,6 +35,9 @@ cmp -s one.npy single.npy || fail "--mpi 1.1.1.1 differs from the plain run"
 grep -q "grid 2.1.1.2 (4 ranks)" solve.txt || fail "solve did not report the grid: $(cat solve.txt)"
 [ "$(grep -c '^converged' solve.txt)" -eq 1 ] || fail "solve reported from more than one rank: $(cat solve.txt)"
 grep -q '"ranks": 4' solve.json || fail "solve JSON lacks the ranks"
+# On one node every hop of the solve reads its halo in place from the neighbours' vectors.
+grep -Eq "^halo: inputs, ([0-9]+) of the \1 hops" solve.txt || fail "solve's hops did not all read their halo in place: $(grep '^halo' solve.txt)"
+grep -q '"halo_transport": "inputs"' solve.json || fail "solve JSON lacks the halo transport"
 /usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_four.npy || fail "solve over 4 ranks differs from one process"
 "$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel vnode --prec mixed --solver bicgstab --mpi 1.1.2.1 --out x_two.npy > /dev/null \
   || fail "solve --kernel vnode --solver bicgstab over 2 ranks"

@@ -121,8 +121,16 @@ class LaunchProfile {
   std::map<std::string, Entry> entries_;
 };
 
+// Under MPI: how the operators' halos travelled (HaloDslash::transport, the precise operator's), and
+// how many of their hops (both operators', with the setup's) read the halo in place.
+struct HaloUse {
+  std::string transport;
+  std::int64_t read_in_place = 0, hops = 0;
+};
+
 struct Outcome {
   std::vector<SolveRecord> solves;
+  std::optional<HaloUse> halo;  // under MPI
   std::vector<SpinorField<double>> x;  // full lattice, one per right-hand side (under MPI: on rank 0)
   DslashConfig config;                 // what the operator's kernels run with (on the GPU: simt, left)
   std::string where;                   // "lattice 8x8x8x8", or the process grid
@@ -155,6 +163,19 @@ EvenOddWilson<R, Space> make_operator(const SolveOptions& o, const GaugeField<do
 #endif
   (void)grid;
   return EvenOddWilson<R, Space>(convert_precision<R>(u), o.mass, cfg);
+}
+
+// The halo's use by an operator over MPI ranks: nothing for one on its own kernels.
+template <class R, class Space>
+void add_halo_use(const EvenOddWilson<R, Space>& op, std::optional<HaloUse>& use) {
+#if defined(DSLASH_HAVE_MPI)
+  if (const auto* halo = dynamic_cast<const mpi::HaloHopping<R, Space>*>(&op.hopping())) {
+    if (!use) use = HaloUse{.transport = halo->transport()};
+    use->read_in_place += halo->calls_read_in_place();
+    use->hops += op.dslash_count();
+  }
+#endif
+  (void)op, (void)use;
 }
 
 // Every solve in precision Real, iterating in Sloppy (Real = Sloppy: one precision; double and
@@ -229,6 +250,8 @@ Outcome solve_all(const SolveOptions& o, const GaugeField<double>& u, const std:
     }
     out.solves.push_back(std::move(rec));
   }
+  add_halo_use(op, out.halo);
+  if constexpr (!std::is_same_v<Real, Sloppy>) add_halo_use(sloppy, out.halo);
   return out;
 }
 
@@ -459,6 +482,9 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                 "%.2fx without its setup\n",
                 static_cast<long long>(in_single + in_double), static_cast<long long>(in_single), static_cast<long long>(in_double), dslash_s,
                 dslash_s > 0 ? flops / dslash_s / 1e9 : 0.0, over_dslash, over_dslash_iterating);
+    if (out.halo)
+      std::printf("halo: %s, %lld of the %lld hops (the solve's, the even-odd source's and the solution's) read it in place from the neighbours' inputs\n", out.halo->transport.c_str(),
+                  static_cast<long long>(out.halo->read_in_place), static_cast<long long>(out.halo->hops));
     std::printf("solver: %.2f GFLOP/s of Dslash over the whole solve\n", gflops);
     std::printf("true residual ||b - M x|| / ||b|| = %.3e (reference operator, double, full lattice%s)\n", worst, n > 1 ? ", worst right-hand side" : "");
     nlohmann::json profile;
@@ -495,6 +521,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
           {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)},
           {"compress", o->k.compress}, {"compress_sloppy", o->sloppy_compress()}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
           {"grid", o->mpi.grid.empty() ? "1.1.1.1" : o->mpi.grid}, {"ranks", mpi_world_size()},
+          {"halo_transport", out.halo ? out.halo->transport : "none"},
           {"backend", o->backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
           {"host", bench::host_name()}, {"date", bench::now_iso8601()}};
       bench::write_json(o->json, {{"config", config}, {"converged", converged}, {"iterations", iterations}, {"reliable_updates", updates},
@@ -503,7 +530,8 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                                   {"dslash_s", dslash_s}, {"solve_over_dslash", over_dslash}, {"setup_s", setup_s},
                                   {"solve_over_dslash_without_setup", over_dslash_iterating}, {"true_residual", worst},
                                   {"reference_confirms", confirmed},
-                                  {"true_residuals", residuals}, {"solves", solves}, {"profile", profile}});
+                                  {"true_residuals", residuals}, {"solves", solves}, {"profile", profile},
+                                  {"halo_hops_read_in_place", out.halo ? out.halo->read_in_place : 0}});
     }
     if (!converged) {
       const SolveRecord& s = *std::find_if(out.solves.begin(), out.solves.end(), [](const SolveRecord& r) { return !r.result.converged; });

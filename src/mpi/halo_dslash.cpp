@@ -115,7 +115,8 @@ double HaloCallTimes::stages() const {
 }
 
 template <class Real, class Space>
-HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options)
+HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options,
+                                    const HaloDslash* inputs_of)
     : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
   if constexpr (kDevice) {
@@ -125,7 +126,8 @@ HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Re
     if (options.cpu_halo != CpuHalo::Auto && !refusal.empty())
       throw CollectiveError(std::string("--cpu-halo ") + (options.cpu_halo == CpuHalo::Shared ? "shared: " : "inputs: ") + refusal);
     if (refusal.empty()) shared_ = std::make_unique<SharedHalo<Real>>(grid, exchange_);  // inputs too: its notices, and any other input
-    if (shared_ && options.cpu_halo != CpuHalo::Shared) spinors_ = std::make_unique<SharedSpinors<Real>>(grid);
+    if (shared_ && options.cpu_halo != CpuHalo::Shared)
+      spinors_ = inputs_of && inputs_of->spinors_ ? inputs_of->spinors_ : std::make_shared<SharedSpinors<Real>>(grid);
   }
 }
 
@@ -327,6 +329,7 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
 template <class Real, class Space>
 void HaloDslash<Real, Space>::apply_reading_neighbours(const spinor_view& in, const spinor_view& out,
                                                        const std::array<std::array<const Real*, 2>, 4>& theirs, XpayCall* epilogue) {
+  ++calls_read_in_place_;
   HaloCallTimes t;
   const double start = MPI_Wtime();
   spinors_->sync(in.data());  // our writes to the input, before the notice that says they are done

@@ -125,8 +125,11 @@ class HaloDslash {
 
   // Collective. cfg.halo is set from the grid's split directions. A configuration the kernel cannot
   // take on the local lattice (vnode folding, nrhs) is a CollectiveError naming the local lattice.
-  // On the GPU, the rank must already be bound to its device (mpi::bind_gpu).
-  HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options = {});
+  // On the GPU, the rank must already be bound to its device (mpi::bind_gpu). inputs_of: another
+  // HaloDslash on this grid whose allocate_spinors() buffers this one reads in place too (where both
+  // are "inputs"), so that the four kernels of a hopping term share one set of buffers (HaloHopping).
+  HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options = {},
+             const HaloDslash* inputs_of = nullptr);
   ~HaloDslash();
 
   const DslashKernel<Real, Space>& kernel() const { return kernel_; }
@@ -165,6 +168,9 @@ class HaloDslash {
   int messages() const { return exchange_.messages(); }
   // How the halos travel: "mpi", "shared" or "inputs" (CPU ranks), "staged" or "peer" (GPU ranks).
   const char* transport() const;
+  // The applies whose input was an allocate_spinors() buffer read in place by the neighbours (with
+  // "inputs"), since construction: the others sent their faces as messages.
+  std::int64_t calls_read_in_place() const { return calls_read_in_place_; }
   // Where an apply with this progress strategy adds the halo's hops: "kernel" (the interior launch
   // reads the messages) or "faces" (DslashFaces::complete after it).
   const char* completion(Progress progress) const { return completes_in_kernel(progress) ? "kernel" : "faces"; }
@@ -230,7 +236,8 @@ class HaloDslash {
   struct Device;  // the GPU's message buffers, pinned host buffers or peer mappings, streams and events; null on a CPU
   std::unique_ptr<Device> device_;
   std::unique_ptr<SharedHalo<Real>> shared_;  // a CPU rank's shared-memory halo; null: MPI messages
-  std::unique_ptr<SharedSpinors<Real>> spinors_;  // with shared_: buffers whose faces the neighbours read in place; null: messages
+  std::shared_ptr<SharedSpinors<Real>> spinors_;  // with shared_: buffers whose faces the neighbours read in place; null: messages
+  std::int64_t calls_read_in_place_ = 0;
 };
 
 }  // namespace dslash::mpi

@@ -2,7 +2,11 @@
 // HaloHopping: the even-odd operator's hopping term (solvers/hopping_term.hpp) over MPI ranks: four
 // HaloDslash (D_{e<-o}, D_{o<-e}, their daggers) on this rank's block, and sums over every rank
 // through MPI_Allreduce. EvenOddWilson on it is the decomposed operator, and the solvers run on it
-// unchanged: each rank holds its block of every vector, and every rank takes the same steps.
+// unchanged: each rank holds its block of every vector, and every rank takes the same steps. On CPU
+// ranks of one node the four share one set of buffers in shared-memory windows (allocate), and a
+// hop on any of them reads its halo in place from the neighbours' vector of the same allocation
+// (--cpu-halo inputs, HaloDslash): a solve allocates every vector through its operator, in the
+// same order on every rank, so every hop of it is such a call.
 #include <array>
 #include <memory>
 
@@ -22,6 +26,12 @@ class HaloHopping final : public HoppingTerm<Real, Space> {
   ~HaloHopping() override;
 
   const DslashKernel<Real, Space>& kernel(Subset out, bool dagger) const override { return halo(out, dagger).kernel(); }
+  // Collective (every rank its n-th vector at once).
+  vector_type allocate(const std::string& label) const override { return halos_[0]->allocate_spinors(label); }
+  // How the halos travel (HaloDslash::transport), and the hops since construction that read theirs
+  // in place from the neighbours' inputs.
+  const char* transport() const { return halos_[0]->transport(); }
+  std::int64_t calls_read_in_place() const;
   // Collective.
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override;
   // Collective. In one pass where the halo's hops are added in the kernel (HaloDslash::apply_xpay).
