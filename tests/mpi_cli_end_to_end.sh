@@ -35,9 +35,14 @@ cmp -s one.npy single.npy || fail "--mpi 1.1.1.1 differs from the plain run"
 grep -q "grid 2.1.1.2 (4 ranks)" solve.txt || fail "solve did not report the grid: $(cat solve.txt)"
 [ "$(grep -c '^converged' solve.txt)" -eq 1 ] || fail "solve reported from more than one rank: $(cat solve.txt)"
 grep -q '"ranks": 4' solve.json || fail "solve JSON lacks the ranks"
-# On one node every hop of the solve reads its halo in place from the neighbours' vectors.
-grep -Eq "^halo: inputs, ([0-9]+) of the \1 hops" solve.txt || fail "solve's hops did not all read their halo in place: $(grep '^halo' solve.txt)"
-grep -q '"halo_transport": "inputs"' solve.json || fail "solve JSON lacks the halo transport"
+# On one node a solve sends its halo through the shared window; with --cpu-halo inputs every hop
+# reads it in place from the neighbours' vectors.
+grep -q "^halo: shared, 0 of the" solve.txt || fail "solve's default halo is not the shared window: $(grep '^halo' solve.txt)"
+grep -q '"halo_transport": "shared"' solve.json || fail "solve JSON lacks the halo transport"
+"$mpirun" -np 4 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel mrhs --mpi 2.1.1.2 --cpu-halo inputs --out x_in_place.npy \
+  > solve_in_place.txt || fail "solve --cpu-halo inputs over 4 ranks: $(cat solve_in_place.txt)"
+grep -Eq "^halo: inputs, ([0-9]+) of the \1 hops" solve_in_place.txt || fail "solve's hops did not all read their halo in place: $(grep '^halo' solve_in_place.txt)"
+cmp -s x_four.npy x_in_place.npy || fail "solve --cpu-halo inputs is not the shared window's bits"
 /usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_four.npy || fail "solve over 4 ranks differs from one process"
 "$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel vnode --prec mixed --solver bicgstab --mpi 1.1.2.1 --out x_two.npy > /dev/null \
   || fail "solve --kernel vnode --solver bicgstab over 2 ranks"

@@ -126,7 +126,8 @@ HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Re
     if (options.cpu_halo != CpuHalo::Auto && !refusal.empty())
       throw CollectiveError(std::string("--cpu-halo ") + (options.cpu_halo == CpuHalo::Shared ? "shared: " : "inputs: ") + refusal);
     if (refusal.empty()) shared_ = std::make_unique<SharedHalo<Real>>(grid, exchange_);  // inputs too: its notices, and any other input
-    if (shared_ && options.cpu_halo != CpuHalo::Shared)
+    const CpuHalo on_node = options.cpu_halo == CpuHalo::Auto ? options.auto_on_node : options.cpu_halo;
+    if (shared_ && on_node == CpuHalo::Inputs)
       spinors_ = inputs_of && inputs_of->spinors_ ? inputs_of->spinors_ : std::make_shared<SharedSpinors<Real>>(grid);
   }
 }

@@ -109,6 +109,9 @@ struct HaloOptions {
   int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
   GpuHalo gpu_halo = GpuHalo::Auto;
   CpuHalo cpu_halo = CpuHalo::Auto;
+  // What Auto picks where every neighbour is on this node: Inputs (the bench), or Shared (a solve's
+  // operator, HaloHopping: its vectors in windows gained nothing measurable and cost setup).
+  CpuHalo auto_on_node = CpuHalo::Inputs;
   HaloComplete complete = HaloComplete::Auto;
 };
 

@@ -2,11 +2,12 @@
 // HaloHopping: the even-odd operator's hopping term (solvers/hopping_term.hpp) over MPI ranks: four
 // HaloDslash (D_{e<-o}, D_{o<-e}, their daggers) on this rank's block, and sums over every rank
 // through MPI_Allreduce. EvenOddWilson on it is the decomposed operator, and the solvers run on it
-// unchanged: each rank holds its block of every vector, and every rank takes the same steps. On CPU
-// ranks of one node the four share one set of buffers in shared-memory windows (allocate), and a
-// hop on any of them reads its halo in place from the neighbours' vector of the same allocation
-// (--cpu-halo inputs, HaloDslash): a solve allocates every vector through its operator, in the
-// same order on every rank, so every hop of it is such a call.
+// unchanged: each rank holds its block of every vector, and every rank takes the same steps. CPU
+// ranks of one node send their halos through the shared window by default (CpuHalo::Auto picks
+// Shared here). With --cpu-halo inputs the four share one set of buffers in shared-memory windows
+// (allocate), and a hop on any of them reads its halo in place from the neighbours' vector of the
+// same allocation (HaloDslash): a solve allocates every vector through its operator, in the same
+// order on every rank, so every hop of it is such a call.
 #include <array>
 #include <memory>
 
