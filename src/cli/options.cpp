@@ -168,7 +168,7 @@ void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
   cmd.add_option("--cpu-halo", o.cpu_halo,
                  "with --mpi on CPU ranks: each kernel reads its halo straight from the neighbours' inputs (inputs: MPI-3 "
                  "shared-memory windows, ranks of one node; nothing is sent), faces written into the neighbours' memory (shared), "
-                 "sent as MPI messages (mpi), or inputs where every neighbour is on the node (auto)")
+                 "sent as MPI messages (mpi), or where every neighbour is on the node inputs (bench) or shared (solve), else mpi (auto)")
       ->check(CLI::IsMember({"auto", "mpi", "shared", "inputs"}))->capture_default_str()->needs(grid);
   cmd.add_option("--halo-complete", o.halo_complete,
                  "with --mpi on CPU ranks: add the halo's hops in the interior kernel where the halo is in before it (auto: the shared halo, "
