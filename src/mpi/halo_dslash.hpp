@@ -65,7 +65,7 @@ namespace dslash::mpi {
 
 enum class Progress { None, Chunks, Thread };
 // How CPU ranks move their halos (--cpu-halo): Inputs or Shared where every neighbour is on this
-// node (Auto picks Inputs there, else Mpi), Mpi as messages.
+// node (Auto picks HaloOptions::auto_on_node there: Inputs, or Shared for a solve; else Mpi), Mpi as messages.
 enum class CpuHalo { Auto, Mpi, Shared, Inputs };
 CpuHalo parse_cpu_halo(std::string_view text);  // auto, mpi, shared, inputs
 // How GPU ranks move their halos (--gpu-halo): Peer where every neighbour's GPU is reachable on this
