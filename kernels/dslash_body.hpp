@@ -84,7 +84,7 @@ struct DslashBody {
   bool halo_in_kernel = false;  // a.received holds the split directions' halo: messages or the neighbours' inputs (CPU only)
 
   explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {
-    for (int mu = 0; mu < 4; ++mu) halo_in_kernel |= args.halo[mu] && (args.received.message[mu][0] != nullptr || args.received.neighbour_in[mu][0] != nullptr);
+    for (int mu = 0; mu < 4; ++mu) halo_in_kernel |= args.halo[mu] && args.received.has_hop(mu, 0);
   }
 
   DSLASH_INLINE_FUNCTION index_t component_stride() const {

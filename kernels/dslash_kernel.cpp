@@ -271,19 +271,11 @@ void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& 
   apply_slab(in, out, 0, outer_t());
 }
 
-namespace {
-// The hop's halo as a message or as the neighbour's own input.
-template <class Real>
-bool has_hop(const ReceivedHalo<Real>& r, std::size_t mu, std::size_t hop) {
-  return r.message[mu][hop] != nullptr || r.neighbour_in[mu][hop] != nullptr;
-}
-}  // namespace
-
 template <class Real, class Space>
 void DslashKernel<Real, Space>::check_received(const ReceivedHalo<Real>& received) const {
   if constexpr (!Space::host_accessible) throw std::invalid_argument(label_ + ": the GPU adds its halo with the face kernels");
   for (std::size_t mu = 0; mu < 4; ++mu)
-    if (cfg_.halo[mu] && (received.slot[mu] == nullptr || !has_hop(received, mu, 0) || !has_hop(received, mu, 1)))
+    if (cfg_.halo[mu] && (received.slot[mu] == nullptr || !received.has_hop(mu, 0) || !received.has_hop(mu, 1)))
       throw std::invalid_argument(label_ + ": no received halo for split direction " + std::to_string(mu));
 }
 

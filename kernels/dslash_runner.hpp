@@ -24,6 +24,8 @@ struct ReceivedHalo {
   std::array<std::array<const Real*, 2>, 4> message{}, links{}, neighbour_in{};
   std::array<const std::int32_t*, 4> slot{};  // [mu][output site index]: its face vector, or -1
   std::array<index_t, 4> items{};              // [mu]: the face vectors of a message (FaceLanes::message_offset)
+  // Whether the hop's halo is here, as a message or as the neighbour's own input.
+  DSLASH_INLINE_FUNCTION bool has_hop(std::size_t mu, std::size_t hop) const { return message[mu][hop] != nullptr || neighbour_in[mu][hop] != nullptr; }
 };
 
 // What the epilogue of a launch sums over its sites, in double: ||out||^2, Re and Im <w, out>, Re

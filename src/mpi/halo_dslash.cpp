@@ -310,9 +310,7 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
     std::array<std::array<const Real*, 2>, 4> messages{};
     for_each_split([&](int mu) { messages[static_cast<std::size_t>(mu)] = {received(mu, Hop::Forward), received(mu, Hop::Backward)}; });
     const double i0 = MPI_Wtime();
-    if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, faces_.received(messages), epilogue->w,
-                                                     epilogue->w2);
-    else kernel_.apply(in, out, faces_.received(messages));
+    kernel_with_halo(in, out, faces_.received(messages), epilogue);
     t.interior = MPI_Wtime() - i0;
   } else if (progress == Progress::None) {
     wait();
@@ -325,6 +323,12 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
   }
   t.call = MPI_Wtime() - start;
   times_.push_back(t);
+}
+
+template <class Real, class Space>
+void HaloDslash<Real, Space>::kernel_with_halo(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& halo, XpayCall* epilogue) {
+  if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, halo, epilogue->w, epilogue->w2);
+  else kernel_.apply(in, out, halo);
 }
 
 template <class Real, class Space>
@@ -343,8 +347,7 @@ void HaloDslash<Real, Space>::apply_reading_neighbours(const spinor_view& in, co
   t.wait = i0 - posted;
   ReceivedHalo<Real> halo = faces_.received({});
   halo.neighbour_in = theirs;  // null where mu is not split
-  if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, halo, epilogue->w, epilogue->w2);
-  else kernel_.apply(in, out, halo);
+  kernel_with_halo(in, out, halo, epilogue);
   const double i1 = MPI_Wtime();
   t.interior = i1 - i0;
   shared_->start();  // "done reading yours"

@@ -203,6 +203,8 @@ class HaloDslash {
     NormDot sums;
   };
   void apply_host(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue);
+  // The kernel on every site, the halo's hops added from `halo`, with the epilogue where given.
+  void kernel_with_halo(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& halo, XpayCall* epilogue);
   // The call without messages: notices, the kernel reading the neighbours' inputs, notices.
   void apply_reading_neighbours(const spinor_view& in, const spinor_view& out, const std::array<std::array<const Real*, 2>, 4>& theirs,
                                 XpayCall* epilogue);
