@@ -2,7 +2,8 @@
 // The vnode single AVX-512 kernel's loads and stores, with no arithmetic but one add per loaded
 // vector, taken apart: its links with the output alone, its eight neighbours with the output alone,
 // both (the kernel's whole pattern), in the kernel's hop-by-hop order, with software prefetch of a
-// later site's far (z, t) neighbours, and in y-blocked traversals. A site is one outer site of the
+// later site's far (z, t) neighbours, the links with one group of neighbours at a time (x and y from
+// L1/L2, z and t - 1 from the L3 in index order, t + 1 new from DRAM), and in y-blocked traversals. A site is one outer site of the
 // checkerboarded, folded lattice (16 lattice sites): 144 link vectors and 24 spinor vectors of 16
 // floats, 12288 compulsory bytes. Each pattern's rate is given as that many bytes per site over its
 // time, as a % of a streaming-store triad measured in the same run.
@@ -85,6 +86,10 @@ enum Part : int {
   AllNeighbours = 2,   // the 8 neighbours' 24 vectors
   HopByHop = 4,        // hop h's link, then its neighbour: the kernel's order
   PrefetchLater = 8,   // a later site's z and t neighbours, into L2
+  NeighboursXY = 16,   // hops 0-3: within a few rows, so from L1/L2
+  NeighboursZ = 32,    // hops 4-5: a z-plane away, from the L3 in index order
+  NeighbourTUp = 64,   // hop 6: the one read from DRAM for the first time
+  NeighbourTDown = 128,  // hop 7: two t-planes back, from the L3
 };
 
 struct Fields {
@@ -110,8 +115,11 @@ PROBE_AVX512 inline void site(idx i, idx later, const Fields& f) {
   const float* lk = f.links + i * kLinkVectors * kW;
   if constexpr ((Parts & Links) != 0)
     for (int k = 0; k < kLinkVectors; ++k) acc[k % kSpinorVectors] = _mm512_add_ps(acc[k % kSpinorVectors], _mm512_load_ps(lk + k * kW));
-  if constexpr ((Parts & AllNeighbours) != 0)
-    for (int h = 0; h < 8; ++h) add_neighbour(acc, f.in + f.nb[i].n[h] * kSpinorVectors * kW);
+  constexpr int first_hop[] = {0, 4, 6, 7}, end_hop[] = {4, 6, 7, 8};
+  constexpr int groups[] = {NeighboursXY, NeighboursZ, NeighbourTUp, NeighbourTDown};
+  for (int g = 0; g < 4; ++g)
+    if (((Parts & AllNeighbours) != 0) || ((Parts & groups[g]) != 0))
+      for (int h = first_hop[g]; h < end_hop[g]; ++h) add_neighbour(acc, f.in + f.nb[i].n[h] * kSpinorVectors * kW);
   if constexpr ((Parts & HopByHop) != 0)
     for (int h = 0; h < 8; ++h) {
       for (int k = 0; k < 18; ++k) acc[(k + 6 * h) % kSpinorVectors] = _mm512_add_ps(acc[(k + 6 * h) % kSpinorVectors], _mm512_load_ps(lk + (18 * h + k) * kW));
@@ -191,6 +199,10 @@ int main(int argc, char** argv) {
       {"links+neighbours+out", pattern<Links | AllNeighbours>},
       {"hop by hop", pattern<HopByHop>},
       {"hop by hop, prefetch later", pattern<HopByHop | PrefetchLater>},
+      {"links+out+x,y", pattern<Links | NeighboursXY>},
+      {"links+out+z", pattern<Links | NeighboursZ>},
+      {"links+out+t+1", pattern<Links | NeighbourTUp>},
+      {"links+out+t-1", pattern<Links | NeighbourTDown>},
   };
   for (int round = 0; round < 2; ++round) {
     const double triad_GBs = 12.0 * static_cast<double>(triad_n) / best([&] { return triad(ta, tb, tc, triad_n); }) / 1e9;
