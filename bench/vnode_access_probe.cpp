@@ -3,7 +3,9 @@
 // vector, taken apart: its links with the output alone, its eight neighbours with the output alone,
 // both (the kernel's whole pattern), in the kernel's hop-by-hop order, with software prefetch of a
 // later site's far (z, t) neighbours, the links with one group of neighbours at a time (x and y from
-// L1/L2, z and t - 1 from the L3 in index order, t + 1 new from DRAM), and in y-blocked traversals. A site is one outer site of the
+// L1/L2, z and t - 1 from the L3 in index order, t + 1 new from DRAM), and in y-blocked traversals.
+// Beside the triad, the same three streams in vnode's proportions: the rate of its compulsory bytes
+// alone, with no neighbour read again. A site is one outer site of the
 // checkerboarded, folded lattice (16 lattice sites): 144 link vectors and 24 spinor vectors of 16
 // floats, 12288 compulsory bytes. Each pattern's rate is given as that many bytes per site over its
 // time, as a % of a streaming-store triad measured in the same run.
@@ -157,6 +159,24 @@ PROBE_AVX512 double triad(float* a, const float* b, const float* c, idx n) {
   return now() - start;
 }
 
+// The triad's streams in vnode's proportions and order: a site reads its 144 link vectors, then 24
+// of one other array (the t + 1 neighbour, the one spinor new from DRAM), and streams 24 out.
+PROBE_AVX512 double compulsory_streams(const Fields& f) {
+  const double start = now();
+#pragma omp parallel for schedule(static)
+  for (idx i = 0; i < SITES; ++i) {
+    __m512 acc[kSpinorVectors];
+    for (auto& a : acc) a = _mm512_setzero_ps();
+    const float* lk = f.links + i * kLinkVectors * kW;
+    for (int k = 0; k < kLinkVectors; ++k) acc[k % kSpinorVectors] = _mm512_add_ps(acc[k % kSpinorVectors], _mm512_load_ps(lk + k * kW));
+    add_neighbour(acc, f.in + i * kSpinorVectors * kW);
+    float* o = f.out + i * kSpinorVectors * kW;
+    for (int k = 0; k < kSpinorVectors; ++k) _mm512_stream_ps(o + k * kW, acc[k]);
+  }
+  _mm_sfence();
+  return now() - start;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -207,6 +227,8 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 2; ++round) {
     const double triad_GBs = 12.0 * static_cast<double>(triad_n) / best([&] { return triad(ta, tb, tc, triad_n); }) / 1e9;
     std::printf("round %d: triad %.1f GB/s (streaming stores)\n", round, triad_GBs);
+    const double compulsory_GBs = static_cast<double>(SITES) * kSiteBytes / best([&] { return compulsory_streams(f); }) / 1e9;
+    std::printf("  %-45s %7.1f GB/s %6.1f%% of triad\n", "compulsory streams alone (144 : 24 : 24 out)", compulsory_GBs, 100 * compulsory_GBs / triad_GBs);
     for (idx by : {L, idx{4}, idx{2}}) {
       if (by != L && (by >= L || L % by != 0)) continue;  // index order, then the blocks that divide L
       const auto order = traversal(by);
