@@ -5,10 +5,10 @@
 // later site's far (z, t) neighbours, the links with one group of neighbours at a time (x and y from
 // L1/L2, z and t - 1 from the L3 in index order, t + 1 new from DRAM), and in y-blocked traversals.
 // Beside the triad, the same three streams in vnode's proportions: the rate of its compulsory bytes
-// alone, with no neighbour read again. A site is one outer site of the
-// checkerboarded, folded lattice (16 lattice sites): 144 link vectors and 24 spinor vectors of 16
-// floats, 12288 compulsory bytes. Each pattern's rate is given as that many bytes per site over its
-// time, as a % of a streaming-store triad measured in the same run.
+// alone, with no neighbour read again. A site is one outer site of the checkerboarded, folded
+// lattice (16 lattice sites): 144 link vectors and 24 spinor vectors of 16 floats, 12288 compulsory
+// bytes. Each pattern's rate is given as that many bytes per site over its time, as a % of a
+// streaming-store triad measured in the same run.
 //   vnode_access_probe [outer extent, default 24 (48^4)]    PROBE_PREFETCH_DISTANCE=2 (sites)
 // Exits 77 (ctest: skipped) on a CPU without AVX-512.
 #include <immintrin.h>
