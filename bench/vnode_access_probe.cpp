@@ -4,11 +4,11 @@
 // both (the kernel's whole pattern), in the kernel's hop-by-hop order, with software prefetch of a
 // later site's far (z, t) neighbours, the links with one group of neighbours at a time (x and y from
 // L1/L2, z and t - 1 from the L3 in index order, t + 1 new from DRAM), and in y-blocked traversals.
-// Beside the triad, the same three streams in vnode's proportions: the rate of its compulsory bytes
-// alone, with no neighbour read again. A site is one outer site of the checkerboarded, folded
-// lattice (16 lattice sites): 144 link vectors and 24 spinor vectors of 16 floats, 12288 compulsory
-// bytes. Each pattern's rate is given as that many bytes per site over its time, as a % of a
-// streaming-store triad measured in the same run.
+// The links with the t + 1 neighbour alone are vnode's compulsory bytes, each read once: the rate
+// any kernel reaches in vnode's proportions before it reads a neighbour again. A site is one outer
+// site of the checkerboarded, folded lattice (16 lattice sites): 144 link vectors and 24 spinor
+// vectors of 16 floats, 12288 compulsory bytes. Each pattern's rate is given as that many bytes per
+// site over its time, as a % of a streaming-store triad measured in the same run.
 //   vnode_access_probe [outer extent, default 24 (48^4)]    PROBE_PREFETCH_DISTANCE=2 (sites)
 // Exits 77 (ctest: skipped) on a CPU without AVX-512.
 #include <immintrin.h>
@@ -117,11 +117,9 @@ PROBE_AVX512 inline void site(idx i, idx later, const Fields& f) {
   const float* lk = f.links + i * kLinkVectors * kW;
   if constexpr ((Parts & Links) != 0)
     for (int k = 0; k < kLinkVectors; ++k) acc[k % kSpinorVectors] = _mm512_add_ps(acc[k % kSpinorVectors], _mm512_load_ps(lk + k * kW));
-  constexpr int first_hop[] = {0, 4, 6, 7}, end_hop[] = {4, 6, 7, 8};
-  constexpr int groups[] = {NeighboursXY, NeighboursZ, NeighbourTUp, NeighbourTDown};
-  for (int g = 0; g < 4; ++g)
-    if (((Parts & AllNeighbours) != 0) || ((Parts & groups[g]) != 0))
-      for (int h = first_hop[g]; h < end_hop[g]; ++h) add_neighbour(acc, f.in + f.nb[i].n[h] * kSpinorVectors * kW);
+  constexpr int group_of_hop[8] = {NeighboursXY, NeighboursXY, NeighboursXY, NeighboursXY, NeighboursZ, NeighboursZ, NeighbourTUp, NeighbourTDown};
+  for (int h = 0; h < 8; ++h)
+    if ((Parts & (AllNeighbours | group_of_hop[h])) != 0) add_neighbour(acc, f.in + f.nb[i].n[h] * kSpinorVectors * kW);
   if constexpr ((Parts & HopByHop) != 0)
     for (int h = 0; h < 8; ++h) {
       for (int k = 0; k < 18; ++k) acc[(k + 6 * h) % kSpinorVectors] = _mm512_add_ps(acc[(k + 6 * h) % kSpinorVectors], _mm512_load_ps(lk + (18 * h + k) * kW));
@@ -155,24 +153,6 @@ PROBE_AVX512 double triad(float* a, const float* b, const float* c, idx n) {
   const __m512 s = _mm512_set1_ps(3.f);
 #pragma omp parallel for schedule(static)
   for (idx i = 0; i < n; i += kW) _mm512_stream_ps(a + i, _mm512_fmadd_ps(s, _mm512_load_ps(c + i), _mm512_load_ps(b + i)));
-  _mm_sfence();
-  return now() - start;
-}
-
-// The triad's streams in vnode's proportions and order: a site reads its 144 link vectors, then 24
-// of one other array (the t + 1 neighbour, the one spinor new from DRAM), and streams 24 out.
-PROBE_AVX512 double compulsory_streams(const Fields& f) {
-  const double start = now();
-#pragma omp parallel for schedule(static)
-  for (idx i = 0; i < SITES; ++i) {
-    __m512 acc[kSpinorVectors];
-    for (auto& a : acc) a = _mm512_setzero_ps();
-    const float* lk = f.links + i * kLinkVectors * kW;
-    for (int k = 0; k < kLinkVectors; ++k) acc[k % kSpinorVectors] = _mm512_add_ps(acc[k % kSpinorVectors], _mm512_load_ps(lk + k * kW));
-    add_neighbour(acc, f.in + i * kSpinorVectors * kW);
-    float* o = f.out + i * kSpinorVectors * kW;
-    for (int k = 0; k < kSpinorVectors; ++k) _mm512_stream_ps(o + k * kW, acc[k]);
-  }
   _mm_sfence();
   return now() - start;
 }
@@ -221,14 +201,12 @@ int main(int argc, char** argv) {
       {"hop by hop, prefetch later", pattern<HopByHop | PrefetchLater>},
       {"links+out+x,y", pattern<Links | NeighboursXY>},
       {"links+out+z", pattern<Links | NeighboursZ>},
-      {"links+out+t+1", pattern<Links | NeighbourTUp>},
+      {"links+out+t+1 (compulsory)", pattern<Links | NeighbourTUp>},
       {"links+out+t-1", pattern<Links | NeighbourTDown>},
   };
   for (int round = 0; round < 2; ++round) {
     const double triad_GBs = 12.0 * static_cast<double>(triad_n) / best([&] { return triad(ta, tb, tc, triad_n); }) / 1e9;
     std::printf("round %d: triad %.1f GB/s (streaming stores)\n", round, triad_GBs);
-    const double compulsory_GBs = static_cast<double>(SITES) * kSiteBytes / best([&] { return compulsory_streams(f); }) / 1e9;
-    std::printf("  %-45s %7.1f GB/s %6.1f%% of triad\n", "compulsory streams alone (144 : 24 : 24 out)", compulsory_GBs, 100 * compulsory_GBs / triad_GBs);
     for (idx by : {L, idx{4}, idx{2}}) {
       if (by != L && (by >= L || L % by != 0)) continue;  // index order, then the blocks that divide L
       const auto order = traversal(by);
