@@ -238,10 +238,12 @@ TEST(Tuner, OffersWholeTColumnsOfYZBlocksThatFitTheLattice) {
   EXPECT_TRUE(has(mrhs48, {0, 4, 6, 0}));
   EXPECT_TRUE(has(mrhs48, {0, 0, 4, 0}));                  // the columns of whole z-planes stay
   EXPECT_TRUE(has(mrhs48, DslashConfig{}.tile));           // and the default tile
+  EXPECT_TRUE(has(mrhs48, {0, 4, 6, 8}));                  // and small blocks in t-blocks of 8 planes
   const auto small = tile_candidates({4, 8, 6, 8});
   for (const auto& t : small) {
     EXPECT_LE(t[1], 8);
     EXPECT_FALSE(t[2] >= 6 && t[3] == 0) << "a column as thick as the lattice is no block";
+    EXPECT_LT(t[3], 8) << "a t-block as long as the lattice is a whole-t column, offered once";
   }
   EXPECT_TRUE(has(small, {0, 4, 4, 0}));
   EXPECT_EQ(std::set(small.begin(), small.end()).size(), small.size());

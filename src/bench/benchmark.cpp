@@ -72,6 +72,15 @@ std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>
   for (index_t y : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
     for (index_t z : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
       if (y < extent[1] && z < extent[2]) c.insert({0, y, z, 0});
+  // The same blocks of 4-6 a side with t in blocks of 8 planes: dynamic threads take neighbouring
+  // tiles at once, so a block's y and z halos are read while its neighbours still hold them (whole-t
+  // columns drift apart in t), and one plane in 8 reads its t - 1 neighbours from afar (in 2 for
+  // 2-plane blocks). Intel AVX-512 device, 16 threads, 48^4 mrhs, three interleaved rounds: the tuner
+  // took one of these four in 6 of 6 runs; single 47-53% of roofline against 45-49%, double 56-59%
+  // against 55-58%, within the host's swing (docs/performance/HISTORY.md, session 40).
+  for (index_t y : {index_t{4}, index_t{6}})
+    for (index_t z : {index_t{4}, index_t{6}})
+      if (y < extent[1] && z < extent[2] && 8 < extent[3]) c.insert({0, y, z, 8});
   c.insert({extent[0] / 2 > 0 ? extent[0] / 2 : 1, 0, 1, 1});
   return {c.begin(), c.end()};
 }
