@@ -130,7 +130,8 @@ int run_bench(const BenchOptions& o) {
     }
     if (o.traffic)
       std::printf("# traffic: the kernel's loads and stores alone, in its order, one add per load and no Dslash (GFLOP/s at 1320 per "
-                  "site, timed by the same rule); %% trfc: the kernel's rate as a share of it\n");
+                  "site, timed by the same rule); %% trfc: the kernel's rate as a share of it, near 100%% where its loads and stores, "
+                  "not its arithmetic, set its time\n");
     if (o.tile == "auto" || o.team_size == "auto") std::printf("# * launch shape from the tuner or the tune cache\n");
     for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
   }
