@@ -69,18 +69,18 @@ std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>
   // mrhs at 48^4 reads each neighbour's 1.5 KiB from the L3 otherwise (a z-line is 1.7 MiB).
   // Intel AVX-512 device, 16 threads, 48^4 mrhs single: 0.8.8.0 242-339 GFLOP/s, tuned 0.4.6.0
   // 265-289, against 188-244 for the tuned team launch (docs/performance/HISTORY.md).
-  for (index_t y : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
-    for (index_t z : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
-      if (y < extent[1] && z < extent[2]) c.insert({0, y, z, 0});
-  // The same blocks of 4-6 a side with t in blocks of 8 planes: dynamic threads take neighbouring
+  // The blocks of 4-6 a side also with t in blocks of 8 planes: dynamic threads take neighbouring
   // tiles at once, so a block's y and z halos are read while its neighbours still hold them (whole-t
   // columns drift apart in t), and one plane in 8 reads its t - 1 neighbours from afar (in 2 for
   // 2-plane blocks). Intel AVX-512 device, 16 threads, 48^4 mrhs, three interleaved rounds: the tuner
   // took one of these four in 6 of 6 runs; single 47-53% of roofline against 45-49%, double 56-59%
   // against 55-58%, within the host's swing (docs/performance/HISTORY.md, session 40).
-  for (index_t y : {index_t{4}, index_t{6}})
-    for (index_t z : {index_t{4}, index_t{6}})
-      if (y < extent[1] && z < extent[2] && 8 < extent[3]) c.insert({0, y, z, 8});
+  for (index_t y : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
+    for (index_t z : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
+      if (y < extent[1] && z < extent[2]) {
+        c.insert({0, y, z, 0});
+        if (y <= 6 && z <= 6 && 8 < extent[3]) c.insert({0, y, z, 8});
+      }
   c.insert({extent[0] / 2 > 0 ? extent[0] / 2 : 1, 0, 1, 1});
   return {c.begin(), c.end()};
 }
