@@ -9,7 +9,13 @@
 // site of the checkerboarded, folded lattice (16 lattice sites): 144 link vectors and 24 spinor
 // vectors of 16 floats, 12288 compulsory bytes. Each pattern's rate is given as that many bytes per
 // site over its time, as a % of a streaming-store triad measured in the same run.
+// The last patterns ask whether the core overlaps its DRAM stream with reads from its caches, level
+// by level: the compulsory stream plus seven neighbour reads that come from a thread's own buffer,
+// sized to stay in L1 (12 KiB), L2 (1 MiB) or the L3 (8 MiB), in vnode's proportions and in mrhs's
+// (9 link vectors a site instead of 144: mrhs single's 576 link bytes against 3 KiB of spinors),
+// and the same with the compulsory lines of a later site prefetched into L2 by software.
 //   vnode_access_probe [outer extent, default 24 (48^4)]    PROBE_PREFETCH_DISTANCE=2 (sites)
+//   PROBE_LEVELS_ONLY=1: the cache-level patterns alone
 // Exits 77 (ctest: skipped) on a CPU without AVX-512.
 #include <immintrin.h>
 #include <omp.h>
@@ -30,6 +36,9 @@ idx L = 24;            // outer extent of every direction: the global lattice is
 idx XE = 12;           // checkerboarded outer x extent
 idx SITES = 0;         // outer sites of one parity
 int prefetch_distance = 2;
+std::size_t buffer_slots = 8;  // spinor-sized slots in each thread's buffer (NeighboursFromBuffer)
+
+constexpr std::size_t kBufferStride = 8u << 20;  // bytes between two threads' buffers
 
 constexpr int kLinkVectors = 144, kSpinorVectors = 24, kW = 16;
 constexpr double kSiteBytes = 12288.0;  // vnode single, 16 lanes: 16 x 768 (CONVENTIONS.md)
@@ -92,6 +101,10 @@ enum Part : int {
   NeighboursZ = 32,    // hops 4-5: a z-plane away, from the L3 in index order
   NeighbourTUp = 64,   // hop 6: the one read from DRAM for the first time
   NeighbourTDown = 128,  // hop 7: two t-planes back, from the L3
+  NeighboursFromBuffer = 256,  // seven neighbours' worth of reads from the thread's own buffer
+  MrhsLinks = 512,             // 9 link vectors a site, contiguous, instead of 144
+  NoOutput = 1024,             // the accumulator to a thread's scratch in L1 instead of streamed out
+  PrefetchCompulsory = 2048,   // a later site's links and t + 1 neighbour, into L2
 };
 
 struct Fields {
@@ -99,6 +112,7 @@ struct Fields {
   const float* in;
   float* out;
   const Neighbours* nb;
+  const float* buffers;  // kBufferStride bytes a thread
 };
 
 #define PROBE_AVX512 __attribute__((target("avx512f")))  // the rest of the file runs on any x86-64
@@ -114,9 +128,21 @@ PROBE_AVX512 inline void site(idx i, idx later, const Fields& f) {
   if constexpr ((Parts & PrefetchLater) != 0)
     for (int h = 4; h < 8; ++h)
       for (int l = 0; l < kSpinorVectors; ++l) _mm_prefetch(reinterpret_cast<const char*>(f.in + (f.nb[later].n[h] * kSpinorVectors + l) * kW), _MM_HINT_T1);
+  if constexpr ((Parts & PrefetchCompulsory) != 0) {
+    const float* later_links = f.links + later * ((Parts & MrhsLinks) != 0 ? 9 : kLinkVectors) * kW;
+    for (int k = 0; k < ((Parts & MrhsLinks) != 0 ? 9 : kLinkVectors); ++k) _mm_prefetch(reinterpret_cast<const char*>(later_links + k * kW), _MM_HINT_T1);
+    for (int l = 0; l < kSpinorVectors; ++l) _mm_prefetch(reinterpret_cast<const char*>(f.in + (f.nb[later].n[6] * kSpinorVectors + l) * kW), _MM_HINT_T1);
+  }
   const float* lk = f.links + i * kLinkVectors * kW;
   if constexpr ((Parts & Links) != 0)
     for (int k = 0; k < kLinkVectors; ++k) acc[k % kSpinorVectors] = _mm512_add_ps(acc[k % kSpinorVectors], _mm512_load_ps(lk + k * kW));
+  if constexpr ((Parts & MrhsLinks) != 0)
+    for (int k = 0; k < 9; ++k) acc[k] = _mm512_add_ps(acc[k], _mm512_load_ps(f.links + (i * 9 + k) * kW));
+  if constexpr ((Parts & NeighboursFromBuffer) != 0) {
+    const float* buffer = f.buffers + static_cast<std::size_t>(omp_get_thread_num()) * (kBufferStride / 4);
+    for (int h = 0; h < 7; ++h)  // slot by slot through the buffer, so every line is reused once it is in
+      add_neighbour(acc, buffer + (static_cast<std::size_t>(i * 7 + h) % buffer_slots) * kSpinorVectors * kW);
+  }
   constexpr int group_of_hop[8] = {NeighboursXY, NeighboursXY, NeighboursXY, NeighboursXY, NeighboursZ, NeighboursZ, NeighbourTUp, NeighbourTDown};
   for (int h = 0; h < 8; ++h)
     if ((Parts & (AllNeighbours | group_of_hop[h])) != 0) add_neighbour(acc, f.in + f.nb[i].n[h] * kSpinorVectors * kW);
@@ -125,6 +151,11 @@ PROBE_AVX512 inline void site(idx i, idx later, const Fields& f) {
       for (int k = 0; k < 18; ++k) acc[(k + 6 * h) % kSpinorVectors] = _mm512_add_ps(acc[(k + 6 * h) % kSpinorVectors], _mm512_load_ps(lk + (18 * h + k) * kW));
       add_neighbour(acc, f.in + f.nb[i].n[h] * kSpinorVectors * kW);
     }
+  if constexpr ((Parts & NoOutput) != 0) {
+    alignas(64) static thread_local float scratch[kSpinorVectors * kW];
+    for (int k = 0; k < kSpinorVectors; ++k) _mm512_store_ps(scratch + k * kW, acc[k]);
+    return;
+  }
   float* o = f.out + i * kSpinorVectors * kW;
   for (int k = 0; k < kSpinorVectors; ++k) _mm512_stream_ps(o + k * kW, acc[k]);  // as the kernel
 }
@@ -173,11 +204,13 @@ int main(int argc, char** argv) {
     }
   }
   if (const char* d = std::getenv("PROBE_PREFETCH_DISTANCE")) prefetch_distance = std::max(1, std::atoi(d));
+  const bool levels_only = std::getenv("PROBE_LEVELS_ONLY") != nullptr;  // the cache-level patterns alone
   XE = L / 2;
   SITES = XE * L * L * L;
   const std::size_t link_bytes = static_cast<std::size_t>(SITES) * kLinkVectors * 64, spinor_bytes = static_cast<std::size_t>(SITES) * kSpinorVectors * 64;
   const auto nb = neighbours();
-  const Fields f{alloc(link_bytes), alloc(spinor_bytes), alloc(spinor_bytes), nb.data()};
+  const Fields f{alloc(link_bytes), alloc(spinor_bytes), alloc(spinor_bytes), nb.data(),
+                 alloc(static_cast<std::size_t>(omp_get_max_threads()) * kBufferStride)};
   const idx triad_n = std::max<idx>(idx{1} << 20, static_cast<idx>((link_bytes + 2 * spinor_bytes) / 12 / kW * kW));
   float* ta = alloc(static_cast<std::size_t>(triad_n) * 4);
   float* tb = alloc(static_cast<std::size_t>(triad_n) * 4);
@@ -204,19 +237,60 @@ int main(int argc, char** argv) {
       {"links+out+t+1 (compulsory)", pattern<Links | NeighbourTUp>},
       {"links+out+t-1", pattern<Links | NeighbourTDown>},
   };
+  // The compulsory stream with seven reads from one cache level (index order only).
+  constexpr int kCompulsory = Links | NeighbourTUp, kMrhsCompulsory = MrhsLinks | NeighbourTUp;
+  struct Level {
+    const char* name;
+    std::size_t bytes;
+  };
+  const Level levels[] = {{"L1", 12u << 10}, {"L2", 1u << 20}, {"L3", kBufferStride}};
+  struct LevelPattern {
+    const char* name;
+    double (*run)(int, const std::vector<idx>&, const Fields&);
+    int parts;
+  };
+#define PROBE_LEVEL_PATTERN(name, parts) LevelPattern{name, pattern<(parts)>, (parts)}
+  const LevelPattern by_level[] = {
+      PROBE_LEVEL_PATTERN("compulsory", kCompulsory),
+      PROBE_LEVEL_PATTERN("7 from", NeighboursFromBuffer | NoOutput),  // the cache side alone
+      PROBE_LEVEL_PATTERN("compulsory+7 from", kCompulsory | NeighboursFromBuffer),
+      PROBE_LEVEL_PATTERN("mrhs-shaped compulsory", kMrhsCompulsory),
+      PROBE_LEVEL_PATTERN("mrhs-shaped +7 from", kMrhsCompulsory | NeighboursFromBuffer),
+      PROBE_LEVEL_PATTERN("compulsory, prefetched", kCompulsory | PrefetchCompulsory),
+      PROBE_LEVEL_PATTERN("prefetched compulsory+7 from", kCompulsory | PrefetchCompulsory | NeighboursFromBuffer),
+      PROBE_LEVEL_PATTERN("mrhs-shaped, prefetched", kMrhsCompulsory | PrefetchCompulsory),
+      PROBE_LEVEL_PATTERN("prefetched mrhs-shaped+7 from", kMrhsCompulsory | PrefetchCompulsory | NeighboursFromBuffer),
+  };
+#undef PROBE_LEVEL_PATTERN
   for (int round = 0; round < 2; ++round) {
     const double triad_GBs = 12.0 * static_cast<double>(triad_n) / best([&] { return triad(ta, tb, tc, triad_n); }) / 1e9;
     std::printf("round %d: triad %.1f GB/s (streaming stores)\n", round, triad_GBs);
     for (idx by : {L, idx{4}, idx{2}}) {
+      if (levels_only) break;
       if (by != L && (by >= L || L % by != 0)) continue;  // index order, then the blocks that divide L
       const auto order = traversal(by);
       for (int chunk : {0, 8}) {
         for (const Pattern& p : patterns) {
           const double t = best([&] { return p.run(chunk, order, f); });
           const double GBs = static_cast<double>(SITES) * kSiteBytes / t / 1e9;
-          std::printf("  %-28s y-block %2ld %-6s %7.2f ms %7.1f GB/s %6.1f%% of triad\n", p.name, by, chunk == 0 ? "range" : "team", t * 1e3, GBs, 100 * GBs / triad_GBs);
+          std::printf("  %-34s y-block %2ld %-6s %7.2f ms %7.1f GB/s %6.1f%% of triad\n", p.name, by, chunk == 0 ? "range" : "team", t * 1e3, GBs, 100 * GBs / triad_GBs);
         }
       }
     }
+    // Rated, like the rest, by vnode's compulsory bytes a site; the mrhs-shaped ones by their own
+    // (9 link vectors, 24 in, 24 out: 3648 bytes). Where the times of "compulsory" and "7 from"
+    // add up to that of "compulsory+7 from", the core does not overlap the two.
+    const auto order = traversal(L);
+    for (int chunk : {0, 8})
+      for (const LevelPattern& p : by_level)
+        for (const Level& level : levels) {
+          const bool mrhs = (p.parts & MrhsLinks) != 0, from = (p.parts & NeighboursFromBuffer) != 0;
+          if (!from && &level != levels) continue;  // one run of a pattern without the buffer
+          buffer_slots = level.bytes / (kSpinorVectors * 64);
+          const double t = best([&] { return p.run(chunk, order, f); });
+          const double GBs = static_cast<double>(SITES) * (mrhs ? 3648.0 : kSiteBytes) / t / 1e9;
+          const std::string name = std::string(p.name) + (from ? std::string(" ") + level.name : std::string());
+          std::printf("  %-34s y-block %2ld %-6s %7.2f ms %7.1f GB/s %6.1f%% of triad\n", name.c_str(), L, chunk == 0 ? "range" : "team", t * 1e3, GBs, 100 * GBs / triad_GBs);
+        }
   }
 }
