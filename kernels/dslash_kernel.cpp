@@ -124,8 +124,9 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   check_fits<Space>(link_bytes, label_ + " links");
   links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
   // Only the CPU body on 512-bit vectors with site-major links prefetches (DslashBody::prefetch_later_links).
-  prefetch_links_ = !kDevice && layout_.lanes * static_cast<int>(sizeof(Real)) >= 64 && spinor_strides().component == 1 &&
-                    prefetch_links_fitting(links_.span_bytes(), host_last_level_cache_bytes());
+  link_prefetch_ = !kDevice && layout_.lanes * static_cast<int>(sizeof(Real)) >= 64 && spinor_strides().component == 1
+                       ? link_prefetch_for(cfg_.kernel, G, links_.span_bytes(), host_last_level_cache_bytes())
+                       : LinkPrefetch::None;
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
   Real* L = host_links.data();
@@ -418,7 +419,7 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   args.sites_per_team = cfg_.sites_per_team;
   args.block_z = cfg_.block_z;
   args.label = label_.c_str();
-  args.prefetch_links = prefetch_links_;
+  args.link_prefetch = link_prefetch_;
   return args;
 }
 
@@ -458,6 +459,11 @@ index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::
   for (index_t bz = outer_z - 1; bz > 1; --bz)
     if (outer_z % bz == 0 && fits(bz + 2)) return bz;  // + its two z-neighbour planes
   return 1;
+}
+
+LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes) {
+  if (cache_bytes == 0 || link_bytes <= cache_bytes) return LinkPrefetch::IntoL1;
+  return kernel == KernelFamily::Vnode && reals_per_link == 12 ? LinkPrefetch::IntoL2 : LinkPrefetch::None;
 }
 
 }  // namespace dslash

@@ -131,11 +131,11 @@ class DslashKernel {
   void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
                              const spinor_view& w, const spinor_view& w2, ReduceInto<EpilogueSums> sums) const;
   bool fuses_local_xpay(bool with_dot = false) const { return epilogue_refusal(with_dot).empty(); }
-  // Whether the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit
-  // vectors and site-major links, where its links fit the last-level cache (prefetch_links_fitting),
-  // since from DRAM the prefetches cost more than they hide (kernels/dslash_body.hpp,
-  // prefetch_later_links).
-  bool prefetches_links() const { return prefetch_links_; }
+  // Where the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit vectors
+  // and site-major links, by link_prefetch_for (into L1 where the links fit the last-level cache;
+  // from DRAM, where the prefetches mostly cost more than they hide, vnode's 12-real links into L2).
+  LinkPrefetch link_prefetch() const { return link_prefetch_; }
+  bool prefetches_links() const { return link_prefetch_ != LinkPrefetch::None; }
   // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those, and
   // without the inner product for the 12 of the GPU's naive and vnode single kernels:
   // kernels/dslash_body.hpp), and no halo
@@ -188,7 +188,7 @@ class DslashKernel {
   FacesProjectRunner<Real> project_all_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;
   std::string label_;
-  bool prefetch_links_ = true;
+  LinkPrefetch link_prefetch_ = LinkPrefetch::IntoL1;
 };
 
 // The team traversal's z-block (DslashConfig::block_z): a t-step of it reads three t-planes of input
@@ -199,8 +199,13 @@ class DslashKernel {
 // z_plane_bytes: the input spinors of one outer z-plane of one t-plane.
 index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::uint64_t cache_bytes);
 
-// The link-prefetch rule: links of link_bytes that fit a last-level cache of cache_bytes (0 when
-// unknown: prefetch, as before the rule). The kernels ask host_last_level_cache_bytes().
-inline bool prefetch_links_fitting(std::uint64_t link_bytes, std::uint64_t cache_bytes) { return cache_bytes == 0 || link_bytes <= cache_bytes; }
+// The link-prefetch rule, for a kernel whose body prefetches at all (512-bit vectors, site-major
+// links): into L1 where the links fit a last-level cache of cache_bytes (0 when unknown: prefetch,
+// as before the rule); from DRAM only vnode's 12-real links, into L2; else none. The kernels ask
+// host_last_level_cache_bytes(). Device host, 48^4, 16 threads, interleaved rounds against none
+// (session 43, docs/data/h200host_cpu_48_link_prefetch_l2_ab_s43.json): vnode 12-real single
+// 0.98-1.10x (median 1.08) into L2, double 1.02-1.10x with its t + 1 neighbour asked for too; vnode
+// 18-real single 0.97-1.01x, 8-real 0.81-1.03x, mrhs 0.85-1.02x: those prefetch nothing from DRAM.
+LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes);
 
 }  // namespace dslash

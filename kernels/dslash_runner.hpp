@@ -74,9 +74,9 @@ struct RunArgs {
   // in (DslashKernel::apply_xpay_into, apply_local_xpay_into).
   ReduceInto<double> norm_into;
   ReduceInto<EpilogueSums> sums_into;
-  // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops
-  // (DslashKernel::prefetches_links says when).
-  bool prefetch_links;
+  // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops, and
+  // into which cache (DslashKernel::link_prefetch says when).
+  LinkPrefetch link_prefetch;
 };
 
 template <class Real>

@@ -6,6 +6,15 @@
 
 namespace dslash {
 
+const char* to_string(LinkPrefetch p) {
+  switch (p) {
+    case LinkPrefetch::None: return "none";
+    case LinkPrefetch::IntoL1: return "L1";
+    case LinkPrefetch::IntoL2: return "L2";
+  }
+  return "?";
+}
+
 const char* to_string(KernelFamily k) {
   switch (k) {
     case KernelFamily::Naive: return "naive";

@@ -21,10 +21,15 @@ enum class SimdIsa { Scalar, Sse2, Avx2, Avx512, Neon, Emulated512, Simt };
 // component of every site together: structure of arrays, coalesced on a GPU).
 enum class SpinorLayout { Right, Left };
 
+// Where a 512-bit CPU kernel with site-major links asks for a later site's links ahead of its hops
+// (kernels/dslash_body.hpp, prefetch_later_links): into L1, into L2, or not at all (link_prefetch_for).
+enum class LinkPrefetch { None, IntoL1, IntoL2 };
+
 const char* to_string(KernelFamily k);
 const char* to_string(Dispatch d);
 const char* to_string(SimdIsa s);
 const char* to_string(SpinorLayout l);
+const char* to_string(LinkPrefetch p);  // "none", "L1", "L2"
 SpinorLayout parse_layout(std::string_view name);
 // Throw std::invalid_argument listing the valid names.
 KernelFamily parse_kernel(std::string_view name);

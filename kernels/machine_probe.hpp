@@ -82,7 +82,7 @@ double body_flops(int repeats) {
   a.site_stride = st.site;
   a.block_stride = st.block;
   a.component_stride = st.component;
-  a.prefetch_links = true;  // the kernel's instructions as they run in cache
+  a.link_prefetch = LinkPrefetch::IntoL1;  // the kernel's instructions as they run in cache
   const Body body(a);
   const int sweeps = static_cast<int>(20e-6 * 30e9 / (1320.0 * W * kSites)) + 1;  // 20 us at 30 GFLOP/s
   double best = 1e30;
@@ -119,7 +119,7 @@ void launch_traffic(const RunArgs<Real>& args) {
     bool wraps = false;
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = body.template neighbour<H>(x, wraps)), ...); }(std::make_integer_sequence<int, 8>{});
     const Real* links = body.site_links(i);
-    if (args.prefetch_links) Body::prefetch_later_links(links);
+    Body::prefetch_later_links(links, args.link_prefetch);
     Vec link_sum(Real(0));
     if constexpr (SiteMajor) {
       for (int k = 0; k < kLinkVectors; ++k) link_sum = link_sum + Vec::load_aligned(links + k * W);
