@@ -462,7 +462,7 @@ TEST(DslashKernelValidation, XpayChecksItsVectorsBeforeItRuns) {
 
 // 512-bit kernels prefetch a later site's links into L1 where the links fit the last-level cache
 // (from DRAM that prefetch cost the device host's 48^4 vnode 8 points of roofline), and from DRAM
-// only vnode's 12-real links, into L2 (1.02-1.10x there).
+// only vnode's 12-real links, into L2 (a few per cent there: 1.04x at the median).
 TEST(DslashKernelValidation, PrefetchLinksWhereTheCacheAndTheLinksSay) {
   using K = KernelFamily;
   EXPECT_EQ(link_prefetch_for(K::Vnode, 18, 100 << 20, 0), LinkPrefetch::IntoL1) << "an unknown cache keeps the prefetch";
