@@ -98,8 +98,12 @@ TunedChoice choose_fastest(std::size_t candidates, const std::function<std::opti
   for (std::size_t k = 0; k < candidates; ++k)
     if (const auto t = time(k)) timed.push_back({k, *t});
   if (timed.empty()) throw std::runtime_error("the tuner could launch none of its candidate shapes");
-  std::stable_sort(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) { return a.seconds < b.seconds; });
-  timed.resize(std::min(timed.size(), kRetimedCandidates));
+  // Ties go to the earlier candidate. (A partial sort, not std::stable_sort, whose temporary buffer
+  // GCC 13 flags with a false -Warray-bounds.)
+  const auto leading = std::min(timed.size(), kRetimedCandidates);
+  std::partial_sort(timed.begin(), timed.begin() + static_cast<std::ptrdiff_t>(leading), timed.end(),
+                    [](const Timed& a, const Timed& b) { return a.seconds < b.seconds || (a.seconds == b.seconds && a.index < b.index); });
+  timed.resize(leading);
   if (timed.size() > 1) {
     for (Timed& c : timed) c.seconds = std::numeric_limits<double>::infinity();
     for (int round = 0; round < kRetimeRounds; ++round)
@@ -144,7 +148,6 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   r.cfg = d.config();
   r.label = d.label();
   r.lanes = d.layout().lanes;
-  r.link_prefetch = d.prefetches_links();
   r.link_prefetch_into = to_string(d.link_prefetch());
   if (r.cfg.dispatch == Dispatch::Team && d.block_z() < d.layout().outer[2]) r.block_z = d.block_z();
   if (request.cfg.dispatch == Dispatch::MDRange && !request.tune_tile && request.cfg.tile != DslashConfig{}.tile) r.tile_source = "user";

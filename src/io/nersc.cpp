@@ -114,7 +114,7 @@ GaugeField<double> parse_nersc(std::string_view bytes, NerscInfo& info, const st
   const std::size_t data_offset = parse_header(bytes, info.header, name);
   const std::map<std::string, std::string> keys(info.header.begin(), info.header.end());
 
-  const std::string& datatype = require(keys, "DATATYPE", name);
+  const std::string datatype = require(keys, "DATATYPE", name);
   if (datatype == "4D_SU3_GAUGE_3x3") info.two_row = false;
   else if (datatype == "4D_SU3_GAUGE") info.two_row = true;
   else throw NerscError(name + ": unknown DATATYPE '" + datatype + "' (expected 4D_SU3_GAUGE_3x3 or 4D_SU3_GAUGE)");
