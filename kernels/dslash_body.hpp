@@ -307,7 +307,7 @@ struct DslashBody {
   DSLASH_INLINE_FUNCTION const Real* spinor(index_t site, int b) const { return a.in + (site * a.site_stride + b * a.block_stride) * W; }
 
   // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
-  // site's now, where they fit the last-level cache (a.prefetch_links, DslashKernel::prefetches_links).
+  // site's now, where they fit the last-level cache (a.link_prefetch, DslashKernel::link_prefetch).
   // Intel AVX-512 device, 16 threads, vnode single team, median % of roofline, with -> without, in
   // an A/B build: 32^4 (151 MB of links, 300 MiB L3) 73 -> 64 (8 runs each); 48^4 (1.5 GB, from
   // DRAM) 56 -> 64 (5 and 6 runs), where the 144 prefetched lines a site hold the miss buffers the
@@ -319,13 +319,15 @@ struct DslashBody {
   // From DRAM, vnode's 12-real links (96 lines a site, single) gain from a prefetch into L2
   // (prefetcht1) where its 144 whole-link lines and its 8-real ones do not (link_prefetch_for).
   DSLASH_FORCE_INLINE static void prefetch_later_links(const Real* links, LinkPrefetch where) {
+    if (where == LinkPrefetch::IntoL1) prefetch_later_links_with<3>(links);  // prefetcht0
+    else if (where == LinkPrefetch::IntoL2) prefetch_later_links_with<2>(links);  // prefetcht1
+  }
+  template <int Locality>
+  DSLASH_FORCE_INLINE static void prefetch_later_links_with(const Real* links) {
     constexpr int kPrefetchSites = kVector512 && SiteMajor ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
     if constexpr (kPrefetchSites > 0) {
       const Real* later = links + kPrefetchSites * 8 * kLinkReals;
-      if (where == LinkPrefetch::IntoL1)
-        for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(later + line * (64 / sizeof(Real)), 0, 3);
-      else if (where == LinkPrefetch::IntoL2)
-        for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(later + line * (64 / sizeof(Real)), 0, 2);
+      for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(later + line * (64 / sizeof(Real)), 0, Locality);
     }
   }
   // The hops read their neighbours one after another, so ask for the far ones (z and t, whole planes

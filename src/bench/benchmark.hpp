@@ -57,8 +57,7 @@ struct VariantResult {
   double traffic_gflops = 0;   // the traffic alone, at 1320 FLOP per site and RHS, best call; 0 if not measured
   std::vector<double> traffic_times;  // its timed calls, seconds
   int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
-  bool link_prefetch = false;  // the CPU kernel prefetched later sites' links (DslashKernel::prefetches_links)
-  std::string link_prefetch_into = "none";  // into which cache: "L1", "L2" or "none" (DslashKernel::link_prefetch)
+  std::string link_prefetch_into = "none";  // later sites' links prefetched into "L1", "L2" or "none" (DslashKernel::link_prefetch)
   index_t block_z = 0;         // team launch: z-planes a traversal block (DslashKernel::block_z); 0 = index order
   std::uint64_t call_bytes = 0;  // what one call reads and writes: links, one input and one output set (kDramFootprintFactor)
   std::optional<CheckOutcome> check;  // with --check
