@@ -274,6 +274,14 @@ TEST(Tuner, TheLeadersAreDecidedByInterleavedRoundsNotByTheFirstPass) {
   EXPECT_THROW(choose_fastest(2, [](std::size_t) -> std::optional<double> { return std::nullopt; }), std::runtime_error);
 }
 
+TEST(Tuner, TiesGoToTheEarlierCandidate) {
+  // Six shapes at the same time: the first kRetimedCandidates lead, and the first of them wins.
+  std::vector<int> calls(kRetimedCandidates + 2, 0);
+  const TunedChoice c = choose_fastest(calls.size(), [&](std::size_t k) -> std::optional<double> { ++calls[k]; return 1.0; });
+  EXPECT_EQ(c.index, 0u);
+  for (std::size_t k = 0; k < calls.size(); ++k) EXPECT_EQ(calls[k], k < kRetimedCandidates ? 1 + kRetimeRounds : 1) << "shape " << k;
+}
+
 // The device host: 300 MiB of L3, and vnode single checkerboarded reading 576 bytes of links,
 // 96 of input and writing 96 of output per output site: 384 bytes per lattice site and call.
 TEST(Footprint, TheSuggestedLatticeIsTheSmallestOfItsShapeAtFourTimesTheCache) {
