@@ -135,7 +135,6 @@ class DslashKernel {
   // and site-major links, by link_prefetch_for (into L1 where the links fit the last-level cache;
   // from DRAM, where the prefetches mostly cost more than they hide, vnode's 12-real links into L2).
   LinkPrefetch link_prefetch() const { return link_prefetch_; }
-  bool prefetches_links() const { return link_prefetch_ != LinkPrefetch::None; }
   // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those, and
   // without the inner product for the 12 of the GPU's naive and vnode single kernels:
   // kernels/dslash_body.hpp), and no halo

@@ -475,7 +475,7 @@ TEST(DslashKernelValidation, PrefetchLinksWhereTheCacheAndTheLinksSay) {
   EXPECT_STREQ(to_string(LinkPrefetch::IntoL2), "L2");
   GaugeField<double> u(kLattice);
   fill_random_su3(u, 5);
-  EXPECT_FALSE(DslashKernel<double>(u, DslashConfig{}).prefetches_links()) << "naive: one lane, no vectors";
+  EXPECT_EQ(DslashKernel<double>(u, DslashConfig{}).link_prefetch(), LinkPrefetch::None) << "naive: one lane, no vectors";
   // vnode on AVX-512 (8 doubles, 512 bits) with site-major links: its small links fit any cache.
   if (cpu_supports(SimdIsa::Avx512)) {
     DslashConfig cfg{.kernel = KernelFamily::Vnode, .isa = SimdIsa::Avx512};
