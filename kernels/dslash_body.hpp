@@ -335,10 +335,8 @@ struct DslashBody {
   // its loads: out of cache their misses then overlap (Intel AVX-512 device, 32^4, one thread: mrhs
   // 27 -> 34 single, 13 -> 16-18 double; 16 threads: within the noise). Asking for all eight cost the
   // AVX2 body/ probe its whole gain (mrhs single 63 -> 56) for nothing more.
-  // Not where far_neighbour_prefetch_for says no (a.far_neighbour_prefetch).
-  DSLASH_FORCE_INLINE static void prefetch_far_neighbours(const Real* const (&psi)[8], bool wanted) {
+  DSLASH_FORCE_INLINE static void prefetch_far_neighbours(const Real* const (&psi)[8]) {
     if constexpr (SiteMajor && !kSimt) {
-      if (!wanted) return;
       constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
       for (int hop = 4; hop < 8; ++hop)
         for (int line = 0; line < kSpinorLines; ++line) __builtin_prefetch(psi[hop] + line * (64 / sizeof(Real)));
@@ -378,7 +376,7 @@ struct DslashBody {
       // of mrhs on AVX2 went 56.5 -> 63-64 (single), 28.2 -> 31.5 (double); vnode unchanged.
       const Real* psi[8];
       for (int h = 0; h < 8; ++h) psi[h] = spinor(nb[h], b);
-      prefetch_far_neighbours(psi, a.far_neighbour_prefetch);
+      prefetch_far_neighbours(psi);
       C acc[3][4];
       zero(acc);
       // Forced inline: GCC outlined this lambda and kept two copies of the accumulator, one in its

@@ -123,14 +123,10 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * G * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
   check_fits<Space>(link_bytes, label_ + " links");
   links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
-  // Only the CPU body with site-major links prefetches, its later links only on 512-bit vectors
-  // (DslashBody::prefetch_later_links, prefetch_far_neighbours), where both rules were measured.
-  const bool site_major_cpu = !kDevice && spinor_strides().component == 1;
-  const bool vectors512 = layout_.lanes * static_cast<int>(sizeof(Real)) >= 64;
-  link_prefetch_ = site_major_cpu && vectors512 ? link_prefetch_for(cfg_.kernel, G, links_.span_bytes(), host_last_level_cache_bytes())
-                                                : LinkPrefetch::None;
-  far_neighbour_prefetch_ =
-      site_major_cpu && (!vectors512 || far_neighbour_prefetch_for(cfg_.kernel, G, sizeof(Real), links_.span_bytes(), host_last_level_cache_bytes()));
+  // Only the CPU body on 512-bit vectors with site-major links prefetches (DslashBody::prefetch_later_links).
+  link_prefetch_ = !kDevice && layout_.lanes * static_cast<int>(sizeof(Real)) >= 64 && spinor_strides().component == 1
+                       ? link_prefetch_for(cfg_.kernel, G, links_.span_bytes(), host_last_level_cache_bytes())
+                       : LinkPrefetch::None;
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
   Real* L = host_links.data();
@@ -424,7 +420,6 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   args.block_z = cfg_.block_z;
   args.label = label_.c_str();
   args.link_prefetch = link_prefetch_;
-  args.far_neighbour_prefetch = far_neighbour_prefetch_;
   return args;
 }
 
@@ -469,11 +464,6 @@ index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::
 LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes) {
   if (cache_bytes == 0 || link_bytes <= cache_bytes) return LinkPrefetch::IntoL1;
   return kernel == KernelFamily::Vnode && reals_per_link == 12 ? LinkPrefetch::IntoL2 : LinkPrefetch::None;
-}
-
-bool far_neighbour_prefetch_for(KernelFamily kernel, int reals_per_link, std::size_t real_bytes, std::uint64_t link_bytes, std::uint64_t cache_bytes) {
-  const bool from_dram = cache_bytes != 0 && link_bytes > cache_bytes;
-  return !(from_dram && kernel == KernelFamily::Vnode && reals_per_link == 18 && real_bytes == sizeof(float));
 }
 
 }  // namespace dslash

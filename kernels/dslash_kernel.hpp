@@ -135,8 +135,6 @@ class DslashKernel {
   // and site-major links, by link_prefetch_for (into L1 where the links fit the last-level cache;
   // from DRAM, where the prefetches mostly cost more than they hide, vnode's 12-real links into L2).
   LinkPrefetch link_prefetch() const { return link_prefetch_; }
-  // Whether it asks for each site's z and t neighbours before its hops (far_neighbour_prefetch_for).
-  bool prefetches_far_neighbours() const { return far_neighbour_prefetch_; }
   // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those, and
   // without the inner product for the 12 of the GPU's naive and vnode single kernels:
   // kernels/dslash_body.hpp), and no halo
@@ -190,7 +188,6 @@ class DslashKernel {
   DslashRunner<Real> traffic_runner_ = nullptr;
   std::string label_;
   LinkPrefetch link_prefetch_ = LinkPrefetch::IntoL1;
-  bool far_neighbour_prefetch_ = false;
 };
 
 // The team traversal's z-block (DslashConfig::block_z): a t-step of it reads three t-planes of input
@@ -210,15 +207,5 @@ index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::
 // (an unchanged control 1.02-1.03x), double 1.02-1.10x with its t + 1 neighbour asked for too; vnode
 // 18-real single 0.97-1.01x, 8-real 0.81-1.03x, mrhs 0.85-1.02x: those prefetch nothing from DRAM.
 LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes);
-// The far-neighbour rule, for the same kernels (DslashBody::prefetch_far_neighbours): ask for the z
-// and t neighbours' spinors at the start of each site, except in vnode single with whole links from
-// DRAM (links beyond a known last-level cache of cache_bytes), whose 96 prefetched lines a site wait
-// in the L1 miss buffers that its 144 streamed link lines need. Device host, 48^4, 16 threads, one
-// binary switched at run time, interleaved rounds against the prefetch (session 45,
-// docs/data/h200host_cpu_48_far_prefetch_ab_s45.json): vnode single 18-real without it 0.98-1.16x
-// over eight rounds (median 1.07, faster in six), into L2 instead 1.00-1.12x; vnode double
-// 0.95-1.19x (median 0.98), 12-real single 0.91-1.09x (median 0.98), at 32^4 (in the L3) 0.93-1.04x,
-// and mrhs single 0.68-0.90x without it: all of those keep it.
-bool far_neighbour_prefetch_for(KernelFamily kernel, int reals_per_link, std::size_t real_bytes, std::uint64_t link_bytes, std::uint64_t cache_bytes);
 
 }  // namespace dslash

@@ -77,9 +77,6 @@ struct RunArgs {
   // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops, and
   // into which cache (DslashKernel::link_prefetch says when).
   LinkPrefetch link_prefetch;
-  // The same kernels: ask for the z and t neighbours' spinors at the start of each site
-  // (DslashKernel::prefetches_far_neighbours says when).
-  bool far_neighbour_prefetch;
 };
 
 template <class Real>

@@ -83,7 +83,6 @@ double body_flops(int repeats) {
   a.block_stride = st.block;
   a.component_stride = st.component;
   a.link_prefetch = LinkPrefetch::IntoL1;  // the kernel's instructions as they run in cache
-  a.far_neighbour_prefetch = true;
   const Body body(a);
   const int sweeps = static_cast<int>(20e-6 * 30e9 / (1320.0 * W * kSites)) + 1;  // 20 us at 30 GFLOP/s
   double best = 1e30;
@@ -131,7 +130,7 @@ void launch_traffic(const RunArgs<Real>& args) {
     for (int b = 0; b < args.blocks; ++b) {
       const Real* psi[8];
       for (int h = 0; h < 8; ++h) psi[h] = body.spinor(nb[h], b);
-      Body::prefetch_far_neighbours(psi, args.far_neighbour_prefetch);
+      Body::prefetch_far_neighbours(psi);
       Vec acc[24];
       for (Vec& v : acc) v = Vec(Real(0));
       for (const Real* p : psi)

@@ -24,17 +24,6 @@ DSLASH_LLC_BYTES=24M "$dslash" bench "${tiny[@]}" --iters 1 --warmup 0 --kernel 
   || fail "bench with DSLASH_LLC_BYTES failed"
 grep -q "the 24.0 MiB last-level cache, from DSLASH_LLC_BYTES" llc.txt || fail "DSLASH_LLC_BYTES not used: $(head -1 llc.txt)"
 grep -q '"llc_bytes": 25165824,' llc.json || fail "llc_bytes is not DSLASH_LLC_BYTES: $(grep llc_ llc.json)"
-# vnode single on 512-bit lanes with its whole links beyond the cache skips the far-neighbour
-# prefetch (far_neighbour_prefetch_for), and still agrees with the reference; in the cache it asks.
-DSLASH_LLC_BYTES=1K "$dslash" bench "${tiny[@]}" --iters 1 --warmup 0 --kernel vnode --prec single --dispatch range --check --json far.json \
-  > /dev/null 2> far.txt || fail "vnode with its links beyond the cache: $(cat far.txt)"
-/usr/bin/python3 - <<'PY'
-import json
-(r,) = json.load(open("far.json"))["results"]
-assert r["far_neighbour_prefetch"] == (r["lanes"] < 16), ("links beyond the cache", r["simd"], r["lanes"], r["far_neighbour_prefetch"])
-for r in json.load(open("run.json"))["results"]:
-    assert r["far_neighbour_prefetch"], ("in the cache", r["kernel"], r["simd"], r["prec"])
-PY
 # 8x4x4x8 is far under 4x any last-level cache: the header says so once and names the lattice to run.
 if grep -q "last-level cache size unknown" table.txt; then
   grep -q "FOOTPRINT UNDER" table.txt && fail "a footprint warning without a known cache"

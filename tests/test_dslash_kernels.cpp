@@ -487,26 +487,6 @@ TEST(DslashKernelValidation, PrefetchLinksWhereTheCacheAndTheLinksSay) {
   }
 }
 
-// Every site-major CPU kernel asks for its z and t neighbours first, but vnode single with whole
-// links from DRAM (1.07x faster without, session 45); vnode double, 12-real links and mrhs keep it.
-TEST(DslashKernelValidation, PrefetchFarNeighboursButInVnodeSingleFromDram) {
-  using K = KernelFamily;
-  constexpr std::size_t f = sizeof(float), d = sizeof(double);
-  EXPECT_FALSE(far_neighbour_prefetch_for(K::Vnode, 18, f, 301 << 20, 300 << 20));
-  EXPECT_TRUE(far_neighbour_prefetch_for(K::Vnode, 18, f, 300 << 20, 300 << 20)) << "links in the cache";
-  EXPECT_TRUE(far_neighbour_prefetch_for(K::Vnode, 18, f, 301 << 20, 0)) << "an unknown cache keeps the prefetch";
-  EXPECT_TRUE(far_neighbour_prefetch_for(K::Vnode, 18, d, 301 << 20, 300 << 20));
-  EXPECT_TRUE(far_neighbour_prefetch_for(K::Vnode, 12, f, 301 << 20, 300 << 20));
-  EXPECT_TRUE(far_neighbour_prefetch_for(K::Mrhs, 18, f, 301 << 20, 300 << 20));
-  GaugeField<float> u(kLattice);
-  fill_random_su3(u, 5);
-  EXPECT_TRUE(DslashKernel<float>(u, DslashConfig{}).prefetches_far_neighbours()) << "naive, site-major";
-  DslashConfig cfg{.kernel = KernelFamily::Vnode, .isa = SimdIsa::Emulated512};
-  EXPECT_TRUE(DslashKernel<float>(u, cfg).prefetches_far_neighbours()) << "its small links fit any cache";
-  cfg.layout = SpinorLayout::Left;
-  EXPECT_FALSE(DslashKernel<float>(u, cfg).prefetches_far_neighbours()) << "component-major: the body never asks";
-}
-
 // The team traversal's z-block from the cache: three t-planes of the block's input spinors (with its
 // two z-neighbour planes) in half the cache, else index order.
 TEST(DslashKernelValidation, TeamBlockZFromTheCache) {

@@ -149,7 +149,6 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   r.label = d.label();
   r.lanes = d.layout().lanes;
   r.link_prefetch_into = to_string(d.link_prefetch());
-  r.far_neighbour_prefetch = d.prefetches_far_neighbours();
   if (r.cfg.dispatch == Dispatch::Team && d.block_z() < d.layout().outer[2]) r.block_z = d.block_z();
   if (request.cfg.dispatch == Dispatch::MDRange && !request.tune_tile && request.cfg.tile != DslashConfig{}.tile) r.tile_source = "user";
 

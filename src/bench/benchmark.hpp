@@ -58,7 +58,6 @@ struct VariantResult {
   std::vector<double> traffic_times;  // its timed calls, seconds
   int rotating_sets = 1;       // input/output sets cycled through so a cache-resident run is not flattered
   std::string link_prefetch_into = "none";  // later sites' links prefetched into "L1", "L2" or "none" (DslashKernel::link_prefetch)
-  bool far_neighbour_prefetch = false;  // each site's z and t neighbours asked for first (DslashKernel::prefetches_far_neighbours)
   index_t block_z = 0;         // team launch: z-planes a traversal block (DslashKernel::block_z); 0 = index order
   std::uint64_t call_bytes = 0;  // what one call reads and writes: links, one input and one output set (kDramFootprintFactor)
   std::optional<CheckOutcome> check;  // with --check

@@ -110,7 +110,6 @@ nlohmann::json result_json(const VariantResult& r, const RunInfo& run) {
       {"fma_peak_gflops", r.fma_peak_gflops}, {"time_min_s", r.time_min}, {"time_median_s", r.time_median},
       {"time_max_s", r.time_max}, {"times_s", r.times}, {"spread", r.spread}, {"rotating_sets", r.rotating_sets},
       {"call_bytes", r.call_bytes}, {"link_prefetch", r.link_prefetch_into != "none"}, {"link_prefetch_into", r.link_prefetch_into},
-      {"far_neighbour_prefetch", r.far_neighbour_prefetch},
       {"block_z", r.block_z}};
   if (run.llc.known()) j["footprint_over_llc"] = static_cast<double>(r.call_bytes) / static_cast<double>(run.llc.share());
   j.update(run.extra);
