@@ -335,6 +335,8 @@ struct DslashBody {
   // its loads: out of cache their misses then overlap (Intel AVX-512 device, 32^4, one thread: mrhs
   // 27 -> 34 single, 13 -> 16-18 double; 16 threads: within the noise). Asking for all eight cost the
   // AVX2 body/ probe its whole gain (mrhs single 63 -> 56) for nothing more.
+  // Without it, device host 48^4 (session 45): mrhs single 0.83x, vnode double and 12-real 0.98x,
+  // vnode single 1.07x in one binary's switch but not in a build of its own (HISTORY.md): kept for all.
   DSLASH_FORCE_INLINE static void prefetch_far_neighbours(const Real* const (&psi)[8]) {
     if constexpr (SiteMajor && !kSimt) {
       constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
