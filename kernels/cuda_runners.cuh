@@ -4,7 +4,7 @@
 // (kernels/face_body.hpp) the same way; the lane probes; and the roofline's ceilings measured on the
 // device (BabelStream-style triad and copy, an FMA loop).
 // Included by one .cu file per precision (dslash_cuda_f32.cu, dslash_cuda_f64.cu), as the CPU's
-// runner_table.hpp is by one file per instruction set: each compiles with its own flags, in parallel;
+// runner_table.hpp is by the generated units of each instruction set: each compiles with its own flags, in parallel;
 // naive and vnode single each in a file of their own (their register caps and range-kernel forms
 // differ from mrhs's: kernels/CMakeLists.txt).
 #include "simd/simt.hpp"
@@ -132,12 +132,9 @@ RunnerTable<Real> cuda_runners() {
   using Lanes = simd::SimtLane<Real, simd::kSimtLanes<Real>>;
   using OneLane = simd::SimtLane<Real, 1>;  // naive: one site per thread
   RunnerTable<Real> t;
-  t.naive = &kernels::run_dslash<Real, OneLane, false, Cuda>;
-  t.mrhs = &kernels::run_dslash<Real, Lanes, false, Cuda>;
-  t.vnode = &kernels::run_dslash<Real, Lanes, true, Cuda>;
-  t.naive_faces = &kernels::run_faces<Real, OneLane, false, Cuda>;
-  t.mrhs_faces = &kernels::run_faces<Real, Lanes, false, Cuda>;
-  t.vnode_faces = &kernels::run_faces<Real, Lanes, true, Cuda>;
+  t.family[static_cast<int>(KernelFamily::Naive)] = {&kernels::run_dslash<Real, OneLane, false, Cuda>, &kernels::run_faces<Real, OneLane, false, Cuda>};
+  t.family[static_cast<int>(KernelFamily::Mrhs)] = {&kernels::run_dslash<Real, Lanes, false, Cuda>, &kernels::run_faces<Real, Lanes, false, Cuda>};
+  t.family[static_cast<int>(KernelFamily::Vnode)] = {&kernels::run_dslash<Real, Lanes, true, Cuda>, &kernels::run_faces<Real, Lanes, true, Cuda>};
   t.probe = {static_cast<int>(Lanes::size), &probe_permute<Lanes>, &probe_complex_op<Lanes>};
   t.machine.stream_triad = &stream_triad<Real>;
   t.machine.stream_copy = &stream_copy<Real>;

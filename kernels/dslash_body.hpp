@@ -9,11 +9,14 @@
 // stored reals per link, kernels/link_compression.hpp) each hop first rebuilds its link in registers.
 // The same body runs on the GPU (kernels/cuda_runners.cuh) with Vec = simd::SimtLane: the W lanes are
 // W neighbouring threads, and the launch runs on the Cuda execution space with that vector length.
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "dslash/core.hpp"
 #include "dslash/core/macros.hpp"
 #include "kernels/dslash_runner.hpp"
+#include "kernels/kernel_build.hpp"
 #include "kernels/face_lanes.hpp"
 #include "kernels/kernel_layout.hpp"
 #include "kernels/link_compression.hpp"
@@ -658,50 +661,63 @@ void launch_dslash(const RunArgs<Real>& args) {
 }
 
 // Calls launch<SiteMajor, Reals>() for the layout and gauge compression of args: each is a template
-// parameter, so every offset and the link rebuild are known at compile time.
+// parameter, so every offset and the link rebuild are known at compile time. Only what the build
+// holds (kernels/kernel_build.hpp) is instantiated; DslashKernel refuses the rest before a launch.
 // ComponentMajorOnly: the layout is known to be component-major (the GPU's), whatever the strides.
 template <bool ComponentMajorOnly = false, class Real, class Launch>
 void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch) {
   const auto with_reals = [&]<bool SiteMajor>() {
-    switch (args.reals_per_link) {
-      case 12: return launch.template operator()<SiteMajor, 12>();
-      case 8: return launch.template operator()<SiteMajor, 8>();
-      default: return launch.template operator()<SiteMajor, 18>();
-    }
+    if constexpr (build::kLinks12)
+      if (args.reals_per_link == 12) return launch.template operator()<SiteMajor, 12>();
+    if constexpr (build::kLinks8)
+      if (args.reals_per_link == 8) return launch.template operator()<SiteMajor, 8>();
+    if (args.reals_per_link != 18) throw std::invalid_argument("links of " + std::to_string(args.reals_per_link) + " reals are not built");
+    launch.template operator()<SiteMajor, 18>();
   };
-  if constexpr (ComponentMajorOnly) with_reals.template operator()<false>();
-  else if (args.component_stride == 1) with_reals.template operator()<true>();
-  else with_reals.template operator()<false>();
+  if constexpr (ComponentMajorOnly) {
+    with_reals.template operator()<false>();
+  } else if (args.component_stride == 1) {
+    with_reals.template operator()<true>();
+  } else {
+    if constexpr (!build::kCpuLeftLayout) throw std::invalid_argument("the component-major CPU layout is not built");
+    else with_reals.template operator()<false>();
+  }
 }
 
 // The family of a GPU kernel (SIMT lanes): naive one lane a site, vnode folded, mrhs neither.
 template <class Vec, bool Folded>
 inline constexpr KernelFamily simt_family = Vec::size == 1 ? KernelFamily::Naive : Folded ? KernelFamily::Vnode : KernelFamily::Mrhs;
-// Whether the epilogue is built for 12-real links too, and with the inner product: on the CPU for
-// whole links only, with it; on the GPU as kernels/kernel_options.hpp says.
+// Whether the epilogue is built: on the CPU where the build has it (DSLASH_CPU_XPAY), for whole
+// links, with the inner product; on the GPU always, for 12-real links too and with the inner
+// product as kernels/kernel_options.hpp says.
+template <class Vec>
+inline constexpr bool xpay_built = simd::is_simt<Vec> || build::kCpuXpay;
 template <class Vec, bool Folded>
 inline constexpr bool xpay_with_compressed_links =
     simd::is_simt<Vec> && gpu_epilogue_takes_12_real_links(simt_family<Vec, Folded>, std::is_same_v<typename Vec::value_type, float>);
 template <class Vec, bool Folded>
 inline constexpr bool xpay_with_dot = !simd::is_simt<Vec> || gpu_epilogue_takes_inner_product(simt_family<Vec, Folded>);
 
+// One layout and link storage of a family, with every epilogue built for it, both daggers: the unit
+// a CPU kernel build compiles on its own (kernels/isa_kernels.cpp.in). The epilogue is a template
+// parameter, as the layout: a run-time branch in the store cost the GPU 7-17 points of roofline
+// (docs/performance/HISTORY.md).
+template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, class Exec = DefaultExecutionSpace>
+void run_dslash_stored(const RunArgs<Real>& args) {
+  if constexpr (xpay_built<Vec> && Reals == 18 && xpay_with_dot<Vec, Folded>) {
+    if (args.xpay_w != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::NormDot, Exec>(args);
+  }
+  if constexpr (xpay_built<Vec> && (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec, Folded>))) {
+    if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::Norm, Exec>(args);
+  }
+  launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::None, Exec>(args);
+}
+
+// A family's Dslash: the layout and link storage of args chosen at run time. The GPU's layout is
+// always component-major.
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
-  // The GPU's layout is always component-major. The epilogue is a template parameter, as the layout:
-  // a run-time branch in the store cost the GPU 7-17 points of roofline (docs/performance/HISTORY.md).
-  // It is built for whole links (the solvers' operator; DslashKernel::fuses_xpay), and for 12-real
-  // links in the GPU's naive and vnode single kernels (xpay_with_compressed_links). For every
-  // family and compression it doubled the kernel build and stalled the sanitizer preset.
-  // The inner product (BiCGStab) for whole links only (DslashKernel::fuses_xpay).
-  with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() {
-    if constexpr (Reals == 18 && xpay_with_dot<Vec, Folded>) {
-      if (args.xpay_w != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::NormDot, Exec>(args);
-    }
-    if constexpr (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec, Folded>)) {
-      if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::Norm, Exec>(args);
-    }
-    launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::None, Exec>(args);
-  });
+  with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() { run_dslash_stored<Real, Vec, Folded, SiteMajor, Reals, Exec>(args); });
 }
 
 }  // namespace dslash::kernels

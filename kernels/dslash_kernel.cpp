@@ -20,14 +20,20 @@ RunnerTable<Real> runners_for(SimdIsa isa) {
 #if defined(DSLASH_HAVE_CUDA)
     case SimdIsa::Simt: return cuda_runners<Real>();
 #endif
-    case SimdIsa::Scalar: return scalar_runners<Real>();
+    case SimdIsa::Scalar: return scalar_runners<Real>();  // naive's, whatever the build's list
+#if DSLASH_BUILT_EMULATED512
     case SimdIsa::Emulated512: return emulated512_runners<Real>();
-#if defined(DSLASH_HAVE_X86)
+#endif
+#if DSLASH_BUILT_SSE2
     case SimdIsa::Sse2: return sse2_runners<Real>();
+#endif
+#if DSLASH_BUILT_AVX2
     case SimdIsa::Avx2: return avx2_runners<Real>();
+#endif
+#if DSLASH_BUILT_AVX512
     case SimdIsa::Avx512: return avx512_runners<Real>();
 #endif
-#if defined(DSLASH_HAVE_NEON)
+#if DSLASH_BUILT_NEON
     case SimdIsa::Neon: return neon_runners<Real>();
 #endif
     default: break;
@@ -97,16 +103,18 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   }
   set_launch(cfg_.tile, cfg_.team_size, cfg_.sites_per_team);
 
-  const RunnerTable<Real> table = runners_for<Real>(cfg_.isa);
-  runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs : table.vnode;
-  face_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_faces : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_faces : table.vnode_faces;
-  project_all_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_project_all
-                       : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_project_all
-                                                           : table.vnode_project_all;
-  traffic_runner_ = cfg_.kernel == KernelFamily::Naive ? table.naive_traffic : cfg_.kernel == KernelFamily::Mrhs ? table.mrhs_traffic : table.vnode_traffic;
+  const FamilyRunners<Real> runners = runners_for<Real>(cfg_.isa).family[static_cast<int>(cfg_.kernel)];
+  runner_ = runners.dslash;
+  face_runner_ = runners.faces;
+  project_all_runner_ = runners.project_all;
+  traffic_runner_ = runners.traffic;
   // The GPU has no traffic probe yet.
   if (runner_ == nullptr || face_runner_ == nullptr || (!kDevice && (traffic_runner_ == nullptr || project_all_runner_ == nullptr)))
-    throw std::invalid_argument(what + ": not built for this instruction set");
+    throw std::invalid_argument(what + ": not built for this instruction set (cmake -DDSLASH_CPU_ISAS=...)");
+  if ((cfg_.compress == 12 && !build::kLinks12) || (cfg_.compress == 8 && !build::kLinks8))
+    throw std::invalid_argument(what + ": links of " + std::to_string(cfg_.compress) + " reals are not built (cmake -DDSLASH_LINK_COMPRESSIONS=\"18;12;8\")");
+  if (!kDevice && cfg_.layout == SpinorLayout::Left && !build::kCpuLeftLayout)
+    throw std::invalid_argument(what + ": the component-major CPU layout is not built (cmake -DDSLASH_CPU_LAYOUTS=\"right;left\")");
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
   check_compressible(u, cfg_.compress);  // and 18, 12 or 8
@@ -375,6 +383,7 @@ std::string DslashKernel<Real, Space>::epilogue_refusal(bool with_dot) const {
   const bool gpu = !Space::host_accessible;
   // What the epilogue is built for: kernels/kernel_options.hpp (the GPU's), kernels/dslash_body.hpp (run_dslash).
   const bool gpu_12 = gpu && cfg_.compress == 12 && gpu_epilogue_takes_12_real_links(cfg_.kernel, std::is_same_v<Real, float>);
+  if (!gpu && !build::kCpuXpay) return "apply_xpay is not built for the CPU kernels (cmake -DDSLASH_CPU_XPAY=ON)";
   if (cfg_.compress != 18 && !gpu_12)
     return "apply_xpay needs whole links (18 reals; 12 in the GPU's naive and single-precision vnode kernels); this kernel stores " +
            std::to_string(cfg_.compress);

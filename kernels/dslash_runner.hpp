@@ -164,20 +164,26 @@ struct MachineProbe {
   double (*stream_copy)(Real* a, const Real* b, index_t n) = nullptr;                         // seconds; GPU only
 };
 
-// One runner, the face runners and one traffic runner (the runner's loads and stores alone,
-// kernels/machine_probe.hpp) per family for an instruction set (null where the family is not built
-// for it), the probe of its SIMD type, and its roofline ceilings.
+// A family's runners on one instruction set: the Dslash, its halo faces, every face in one launch
+// (CPU only) and its traffic alone (kernels/machine_probe.hpp; CPU only). Null where not built.
+template <class Real>
+struct FamilyRunners {
+  DslashRunner<Real> dslash = nullptr;
+  FaceRunner<Real> faces = nullptr;
+  FacesProjectRunner<Real> project_all = nullptr;
+  DslashRunner<Real> traffic = nullptr;
+};
+
+// What one instruction set's build provides: the runners of each family, indexed by KernelFamily,
+// the probe of its SIMD type, and its roofline ceilings.
 template <class Real>
 struct RunnerTable {
-  DslashRunner<Real> naive = nullptr, mrhs = nullptr, vnode = nullptr;
-  FaceRunner<Real> naive_faces = nullptr, mrhs_faces = nullptr, vnode_faces = nullptr;
-  FacesProjectRunner<Real> naive_project_all = nullptr, mrhs_project_all = nullptr, vnode_project_all = nullptr;  // CPU only
-  DslashRunner<Real> naive_traffic = nullptr, mrhs_traffic = nullptr, vnode_traffic = nullptr;
+  std::array<FamilyRunners<Real>, 3> family{};
   SimdProbe<Real> probe;
   MachineProbe<Real> machine;
 };
 
-// Defined in each kernels/dslash_<isa>*.cpp; call only when cpu_supports(isa).
+// Defined in each generated table unit (kernels/isa_table.cpp.in); call only when cpu_supports(isa).
 template <class Real> RunnerTable<Real> scalar_runners();
 template <class Real> RunnerTable<Real> emulated512_runners();
 template <class Real> RunnerTable<Real> sse2_runners();

@@ -1,5 +1,6 @@
 #include "kernels/kernel_options.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "simd/xsimd_shim.hpp"
@@ -79,13 +80,19 @@ SimdIsa parse_simd(std::string_view name) {
 }
 
 std::vector<SimdIsa> compiled_isas() {
-#if defined(DSLASH_HAVE_X86)
-  return {SimdIsa::Scalar, SimdIsa::Sse2, SimdIsa::Avx2, SimdIsa::Avx512, SimdIsa::Emulated512};
-#elif defined(DSLASH_HAVE_NEON)
-  return {SimdIsa::Scalar, SimdIsa::Neon, SimdIsa::Emulated512};
-#else
-  return {SimdIsa::Scalar, SimdIsa::Emulated512};
-#endif
+  std::vector<SimdIsa> isas{SimdIsa::Scalar};
+  if (DSLASH_BUILT_SSE2) isas.push_back(SimdIsa::Sse2);
+  if (DSLASH_BUILT_AVX2) isas.push_back(SimdIsa::Avx2);
+  if (DSLASH_BUILT_AVX512) isas.push_back(SimdIsa::Avx512);
+  if (DSLASH_BUILT_NEON) isas.push_back(SimdIsa::Neon);
+  if (DSLASH_BUILT_EMULATED512) isas.push_back(SimdIsa::Emulated512);
+  return isas;
+}
+
+bool kernel_built(KernelFamily k, SimdIsa isa) {
+  if (isa == SimdIsa::Scalar) return k != KernelFamily::Vnode || DSLASH_BUILT_SCALAR;
+  const auto isas = compiled_isas();
+  return k != KernelFamily::Naive && std::find(isas.begin(), isas.end(), isa) != isas.end();
 }
 
 bool cpu_supports(SimdIsa isa) {

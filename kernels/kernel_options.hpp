@@ -7,6 +7,7 @@
 
 #include "dslash/core/policies.hpp"
 #include "dslash/lattice/geometry.hpp"
+#include "kernels/kernel_build.hpp"
 
 namespace dslash {
 
@@ -49,7 +50,10 @@ constexpr bool gpu_epilogue_takes_inner_product(KernelFamily k) { return k != Ke
 Dispatch parse_dispatch(std::string_view name);
 SimdIsa parse_simd(std::string_view name);  // also "auto": the best the CPU runs
 
-std::vector<SimdIsa> compiled_isas();   // built into this binary
+// Built into this binary: scalar (naive's, and mrhs at one lane) and the sets of DSLASH_CPU_ISAS.
+std::vector<SimdIsa> compiled_isas();
+// Whether this build holds family k on isa (vnode on scalar only where DSLASH_CPU_ISAS lists scalar).
+bool kernel_built(KernelFamily k, SimdIsa isa);
 bool cpu_supports(SimdIsa isa);         // compiled in and runnable on this CPU
 std::vector<SimdIsa> runnable_isas();   // compiled_isas() filtered by cpu_supports()
 SimdIsa best_isa();

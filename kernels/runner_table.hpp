@@ -1,13 +1,25 @@
 #pragma once
-// What one instruction set's translation unit (kernels/dslash_<isa>.cpp) hands to the baseline code:
-// the Dslash and face runners of every family, the lane probes and the roofline ceilings. Include
-// the ISA header (simd/avx2.hpp, simd/fallback.hpp, ...) first: permutes and stores come from it.
+// What one instruction set's table unit (generated from kernels/isa_table.cpp.in) hands to the
+// baseline code: the Dslash and face runners of every family, the lane probes and the roofline
+// ceilings. Include the ISA header (simd/avx2.hpp, simd/fallback.hpp, ...) first: permutes and
+// stores come from it. The Dslash bodies themselves (run_dslash_stored) are compiled in units of
+// their own, one per family and link storage (kernels/isa_kernels.cpp.in).
 #include "kernels/dslash_body.hpp"
 #include "kernels/face_body.hpp"
 #include "kernels/machine_probe.hpp"
 #include "kernels/simd_probe.hpp"
 
 namespace dslash::kernels {
+
+// In a table unit: the family's run_dslash_stored for every link storage and layout is compiled in
+// the kernel units, so this unit refers to them instead of compiling them again.
+#define DSLASH_DSLASH_BODIES_COMPILED_ELSEWHERE(Real, Vec, Folded)                        \
+  extern template void run_dslash_stored<Real, Vec, Folded, true, 18>(const RunArgs<Real>&);  \
+  extern template void run_dslash_stored<Real, Vec, Folded, true, 12>(const RunArgs<Real>&);  \
+  extern template void run_dslash_stored<Real, Vec, Folded, true, 8>(const RunArgs<Real>&);   \
+  extern template void run_dslash_stored<Real, Vec, Folded, false, 18>(const RunArgs<Real>&); \
+  extern template void run_dslash_stored<Real, Vec, Folded, false, 12>(const RunArgs<Real>&); \
+  extern template void run_dslash_stored<Real, Vec, Folded, false, 8>(const RunArgs<Real>&);
 
 template <class Vec, int Level = 0>
 void probe_permute(int level, const typename Vec::value_type* in, typename Vec::value_type* out) {
@@ -46,23 +58,20 @@ void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typena
   if (op == SimdOp::StreamStore) simd::store_fence();
 }
 
-template <class Real, class Vec>
-RunnerTable<Real> runner_table(bool with_naive) {
+// naive is the one-lane unfolded body (the scalar set's mrhs); vnode where its units are built.
+template <class Real, class Vec, bool WithVnode>
+RunnerTable<Real> runner_table() {
   RunnerTable<Real> t;
-  if (with_naive) t.naive = &run_dslash<Real, Vec, false>;
-  t.mrhs = &run_dslash<Real, Vec, false>;
-  t.vnode = &run_dslash<Real, Vec, true>;
-  if (with_naive) t.naive_faces = &run_faces<Real, Vec, false>;
-  t.mrhs_faces = &run_faces<Real, Vec, false>;
-  t.vnode_faces = &run_faces<Real, Vec, true>;
-  if (with_naive) t.naive_project_all = &run_project_all<Real, Vec, false>;
-  t.mrhs_project_all = &run_project_all<Real, Vec, false>;
-  t.vnode_project_all = &run_project_all<Real, Vec, true>;
-  if (with_naive) t.naive_traffic = &run_traffic<Real, Vec, false>;
-  t.mrhs_traffic = &run_traffic<Real, Vec, false>;
-  t.vnode_traffic = &run_traffic<Real, Vec, true>;
+  FamilyRunners<Real>& mrhs = t.family[static_cast<int>(KernelFamily::Mrhs)];
+  mrhs = {&run_dslash<Real, Vec, false>, &run_faces<Real, Vec, false>, &run_project_all<Real, Vec, false>, &run_traffic<Real, Vec, false>};
+  if constexpr (Vec::size == 1) t.family[static_cast<int>(KernelFamily::Naive)] = mrhs;
   t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>, &probe_half<Vec>, &probe_keep_half<Vec>};
-  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, &body_flops<Real, Vec, true>};
+  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, nullptr};
+  if constexpr (WithVnode) {
+    t.family[static_cast<int>(KernelFamily::Vnode)] = {&run_dslash<Real, Vec, true>, &run_faces<Real, Vec, true>, &run_project_all<Real, Vec, true>,
+                                                       &run_traffic<Real, Vec, true>};
+    t.machine.vnode_body = &body_flops<Real, Vec, true>;
+  }
   return t;
 }
 

@@ -3,6 +3,7 @@
 // kernel tests and the MPI halo tests, with the name a test and a failing line give it.
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "kernels/kernel_options.hpp"
 
@@ -23,5 +24,20 @@ inline std::string describe(const KernelVariant& v, const char* separator) {
          (v.single ? "single" : "double") + (v.compress != 18 ? separator + std::string("r") + std::to_string(v.compress) : "");
 }
 inline void PrintTo(const KernelVariant& v, std::ostream* os) { *os << describe(v, " "); }
+
+// The component-major CPU layout where the build holds it (DSLASH_CPU_LAYOUTS; the full suite's
+// build does), else the site-major one: a reduced build runs the same checks in the layout it has.
+inline SpinorLayout left_layout_if_built() { return build::kCpuLeftLayout ? SpinorLayout::Left : SpinorLayout::Right; }
+inline std::vector<SpinorLayout> built_cpu_layouts() {
+  if (build::kCpuLeftLayout) return {SpinorLayout::Right, SpinorLayout::Left};
+  return {SpinorLayout::Right};
+}
+// The stored reals per link the build holds beyond 18 (DSLASH_LINK_COMPRESSIONS).
+inline std::vector<int> built_compressions() {
+  std::vector<int> c;
+  if (build::kLinks12) c.push_back(12);
+  if (build::kLinks8) c.push_back(8);
+  return c;
+}
 
 }  // namespace dslash::test

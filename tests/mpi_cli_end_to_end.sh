@@ -141,7 +141,12 @@ expect_mpi_error() {
 expect_mpi_error 2 "is a grid of 3 ranks, but 2 were started" bench --lattice 8x8x8x8 --mpi 1.1.1.3 --iters 1
 expect_mpi_error 4 "L2 (z) = 6 is not divisible by 4 ranks" bench --lattice 8x8x6x8 --mpi 1.1.4.1 --iters 1
 expect_mpi_error 4 "leaves a local extent of 1 in t" bench --lattice 8x8x8x4 --mpi 1.1.1.4 --iters 1
-expect_mpi_error 2 "local 8x8x8x2" bench --lattice 8x8x8x4 --mpi 1.1.1.2 --kernel vnode --simd emulated512 --iters 1
+# 16 lanes (AVX-512 or emulated, where the build has one) cannot fold a local t extent of 2.
+runs=$("$dslash" --version | sed -n 's/^instruction sets this CPU runs: //p')
+case ", $runs," in *", avx512,"*) wide=avx512 ;; *", emulated512,"*) wide=emulated512 ;; *) wide= ;; esac
+if [ -n "$wide" ]; then
+  expect_mpi_error 2 "local 8x8x8x2" bench --lattice 8x8x8x4 --mpi 1.1.1.2 --kernel vnode --simd "$wide" --iters 1
+fi
 expect_mpi_error 2 "say how they split the lattice with --mpi" bench --lattice 8x8x8x8 --iters 1
 expect_mpi_error 4 "is a grid of 2 ranks, but 4 were started" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
 expect_mpi_error 3 "L0 (x) = 8 is not divisible by 3 ranks" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 3.1.1.1

@@ -12,6 +12,7 @@
 
 #include "dslash/lattice/gamma.hpp"
 #include "kernels/reference_dslash.hpp"
+#include "kernel_variant.hpp"
 #include "layout_move_check.hpp"
 #include "singular_solve_check.hpp"
 #include "solvers/bicgstab.hpp"
@@ -45,8 +46,8 @@ std::vector<DslashConfig> configs() {
   const int lanes = simd_lanes(isa, sizeof(double));
   return {{.kernel = KernelFamily::Naive},
           {.kernel = KernelFamily::Mrhs, .dispatch = Dispatch::Team, .isa = isa, .nrhs = lanes},
-          {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::MDRange, .isa = isa, .layout = SpinorLayout::Left},
-          {.kernel = KernelFamily::Vnode, .isa = isa, .compress = 12}};
+          {.kernel = KernelFamily::Vnode, .dispatch = Dispatch::MDRange, .isa = isa, .layout = test::left_layout_if_built()},
+          {.kernel = KernelFamily::Vnode, .isa = isa, .compress = build::kLinks12 ? 12 : 18}};
 }
 
 // M_ee_hat x = (4+m) x - D_{e<-o} D_{o<-e} x / (4 (4+m)), from the reference Dslash.
@@ -855,7 +856,7 @@ TEST(MixedSolvers, MeetTheToleranceWithCompressedSloppyLinks) {
   const SpinorField<double> b = gaussian(kSmallLattice, Subset::Full, 60);
   for (const Method method : {Method::Cgnr, Method::Bicgstab}) {
     const FullSolve whole = solve_full(u, b, 0.1, {}, mixed(method, u, 0.1, {}), 1e-10);
-    for (const int reals : {12, 8}) {
+    for (const int reals : test::built_compressions()) {
       const FullSolve s = solve_full(u, b, 0.1, {}, mixed(method, u, 0.1, {.compress = reals}), 1e-10);
       const std::string what = std::string(method == Method::Cgnr ? "CGNR" : "BiCGStab") + ", sloppy links of " + std::to_string(reals) + " reals";
       expect_solved(s, what.c_str());

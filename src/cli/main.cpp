@@ -52,7 +52,9 @@ std::string version_text() {
          "compiler: " + bench::compiler_description() + "\n" +                                 //
          "backends: OpenMP yes (" + std::to_string(_OPENMP) + "), CUDA " + yes_no(cuda) + ", MPI " + yes_no(mpi) + "\n" +
          "instruction sets compiled: " + isa_list(compiled_isas()) + "\n" +  //
-         "instruction sets this CPU runs: " + isa_list(runnable_isas());
+         "instruction sets this CPU runs: " + isa_list(runnable_isas()) + "\n" +  //
+         "kernels built for: links of " + (build::kLinks12 && build::kLinks8 ? "18, 12 and 8" : build::kLinks12 ? "18 and 12" : build::kLinks8 ? "18 and 8" : "18") +
+         " reals; CPU layouts " + (build::kCpuLeftLayout ? "right and left" : "right") + "; CPU xpay epilogue " + yes_no(build::kCpuXpay);
 }
 
 }  // namespace
