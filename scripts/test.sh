@@ -1,39 +1,65 @@
 #!/usr/bin/env bash
-# Builds and runs the whole test suite: the Release build's unit, kernel and CLI tests, then short
-# libFuzzer runs of the file readers (clang, ASan + UBSan), then, where the cross toolchain and
-# qemu-user are installed (install_deps.sh installs them as root), the NEON kernels: an aarch64 cross
-# build whose SIMD, kernel and reference tests run under qemu. `--sanitize` adds the Debug build
-# with ASan + UBSan and View bounds checks.
-#   bash scripts/test.sh [--sanitize]
+# Builds and runs the test suite.
+#   bash scripts/test.sh             the whole suite: every kernel variant of this architecture (the
+#                                    `full` preset; on a machine with nvcc and no GPU the CUDA backend
+#                                    is compiled too, as PTX, so that it keeps building, and its tests
+#                                    report themselves skipped), every ctest label; then the file
+#                                    readers' libFuzzer targets (clang, ASan + UBSan), then the NEON
+#                                    and naive kernels cross-built for aarch64 and tested under qemu
+#                                    (where install_deps.sh could install the cross packages)
+#   bash scripts/test.sh --quick     this machine's best instruction set and scalar, no CUDA: the
+#                                    unit and kernel tests (ctest -L 'unit|kernel')
+#   bash scripts/test.sh --sanitize  the whole suite, and the Debug build with ASan + UBSan and View
+#                                    bounds checks
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install_deps.sh
 
-sanitize=0
+quick=0 sanitize=0
 for arg in "$@"; do
   case "$arg" in
+    --quick) quick=1 ;;
     --sanitize) sanitize=1 ;;
-    *) echo "error: unknown argument '$arg' (try: --sanitize)" >&2; exit 2 ;;
+    *) echo "error: unknown argument '$arg' (try: --quick, --sanitize)" >&2; exit 2 ;;
   esac
 done
+jobs=$(nproc)
 
+# run_preset PRESET [ctest arguments...] [-- cmake configure arguments...]
 run_preset() {
-  local preset=$1
+  local preset=$1; shift
+  local test_args=() configure_args=()
+  while [ $# -gt 0 ] && [ "$1" != "--" ]; do test_args+=("$1"); shift; done
+  [ $# -gt 0 ] && shift && configure_args=("$@")
+  local stage_start
+  stage_start=$(date +%s)
   echo "== $preset: configure and build" >&2
-  cmake --preset "$preset" -G Ninja > /dev/null
-  cmake --build --preset "$preset"
-  echo "== $preset: test" >&2
-  ctest --preset "$preset" -j2
+  cmake --preset "$preset" "${configure_args[@]}" > /dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  echo "== $preset: built in $(( $(date +%s) - stage_start )) s; test" >&2
+  ctest --preset "$preset" -j "$jobs" "${test_args[@]}"
+  echo "== $preset: built and tested in $(( $(date +%s) - stage_start )) s" >&2
 }
 
 start=$(date +%s)
-run_preset release
+if [ "$quick" -eq 1 ]; then
+  run_preset quick -L 'unit|kernel'
+  [ "$sanitize" -eq 1 ] && run_preset debug
+  echo "== quick check passed in $(( $(date +%s) - start )) s" >&2
+  exit 0
+fi
+
+# A GPU present: the full build compiles CUDA for it (CMakeLists.txt). nvcc without a GPU: compile
+# the backend as PTX (no ptxas), so a change that breaks it fails here.
+cuda_args=()
+if command -v nvcc > /dev/null && ! nvidia-smi -L > /dev/null 2>&1; then
+  cuda_args=(-DDSLASH_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-virtual)
+fi
+run_preset full -- "${cuda_args[@]}"
 [ "$sanitize" -eq 1 ] && run_preset debug
 run_preset fuzz
 if command -v aarch64-linux-gnu-g++ > /dev/null && command -v qemu-aarch64 > /dev/null && [ -d /usr/src/googletest ]; then
-  aarch64_start=$(date +%s)
   run_preset aarch64
-  echo "== aarch64: built and tested in $(( $(date +%s) - aarch64_start )) s" >&2
 else
   echo "== aarch64: skipped (needs g++-aarch64-linux-gnu, libgomp1-arm64-cross, qemu-user, googletest)" >&2
 fi
