@@ -5,8 +5,8 @@
 // device (BabelStream-style triad and copy, an FMA loop).
 // Included by one .cu file per precision (dslash_cuda_f32.cu, dslash_cuda_f64.cu), as the CPU's
 // runner_table.hpp is by the generated units of each instruction set: each compiles with its own flags, in parallel;
-// naive and vnode single each in a file of their own (their register caps and range-kernel forms
-// differ from mrhs's: kernels/CMakeLists.txt).
+// naive and vnode each in a file of their own (in single precision their register caps and
+// range-kernel forms differ from mrhs's: kernels/CMakeLists.txt).
 #include "simd/simt.hpp"
 // keep this order
 #include "kernels/dslash_body.hpp"
@@ -16,9 +16,12 @@
 namespace dslash {
 
 namespace kernels {
-// Compiled in dslash_cuda_naive_f32.cu and dslash_cuda_vnode_f32.cu, each with its own register budget.
+// naive and vnode are compiled in units of their own (dslash_cuda_{naive,vnode}_f{32,64}.cu): in
+// single precision each with its own register budget, and every unit beside the others on a core.
 extern template void run_dslash<float, simd::SimtLane<float, 1>, false, Cuda>(const RunArgs<float>&);
 extern template void run_dslash<float, simd::SimtLane<float, simd::kSimtLanes<float>>, true, Cuda>(const RunArgs<float>&);
+extern template void run_dslash<double, simd::SimtLane<double, 1>, false, Cuda>(const RunArgs<double>&);
+extern template void run_dslash<double, simd::SimtLane<double, simd::kSimtLanes<double>>, true, Cuda>(const RunArgs<double>&);
 }  // namespace kernels
 
 namespace {

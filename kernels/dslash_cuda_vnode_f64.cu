@@ -1,0 +1,7 @@
+// The vnode GPU kernel in double precision, in a translation unit of its own so that it compiles
+// beside the other families' (kernels/cuda_runners.cuh).
+#include "kernels/cuda_runners.cuh"
+
+namespace dslash::kernels {
+template void run_dslash<double, simd::SimtLane<double, simd::kSimtLanes<double>>, true, Cuda>(const RunArgs<double>&);
+}
