@@ -129,6 +129,67 @@ expect_message "directory 'missing' does not exist" "" spinor --lattice 4x6x8x10
 expect_message "'U.nersc' is not a directory" "" apply --gauge U.nersc --in psi.npy --out U.nersc/x.npy
 expect_message "^dslash: error: --out: cannot write 'outdir'" "" apply --gauge U.nersc --in psi.npy --out outdir
 [ -z "$(ls -A outdir)" ] || fail "a refused output left $(ls -A outdir) in outdir"
+# What an output's name is decides how it is written: a symbolic link's file is written and the
+# link kept; a FIFO and a character device are written in place; other kinds are refused.
+mkdir data
+echo old > data/real.npy
+ln -s data/real.npy link.npy
+"$dslash" spinor --lattice 4x6x8x10 --seed 2 --out link.npy > /dev/null || fail "--out through a symbolic link failed"
+[ -L link.npy ] || fail "--out replaced the symbolic link link.npy"
+cmp -s data/real.npy psi.npy || fail "--out link.npy did not write the file the link names"
+mkfifo pipe
+cat pipe > from_pipe.npy &
+reader=$!
+"$dslash" spinor --lattice 4x6x8x10 --seed 2 --out pipe > /dev/null || { kill "$reader"; fail "--out to a FIFO failed"; }
+[ -p pipe ] || { kill "$reader"; fail "--out replaced the FIFO with a regular file"; }
+wait "$reader"
+cmp -s from_pipe.npy psi.npy || fail "the FIFO's reader did not get the spinor file"
+# A null device of the test's own where it may make one (as root), so that a dslash that replaced
+# the node would not replace the system's /dev/null.
+null=/dev/null
+if mknod null c 1 3 2> /dev/null; then
+  if : > null 2> /dev/null; then null=$work/null; else rm -f null; fi
+fi
+"$dslash" gauge --lattice 4x6x8x10 --unit --out "$null" > /dev/null || fail "--out $null failed"
+[ -c "$null" ] || fail "--out $null replaced the character device"
+ln -s outdir to_outdir
+expect_message "'to_outdir': it is a directory" "" spinor --lattice 4x6x8x10 --out to_outdir
+[ -L to_outdir ] || fail "a refused --out replaced the symbolic link to_outdir"
+/usr/bin/python3 -c "import socket; socket.socket(socket.AF_UNIX).bind('sock')"
+expect_message "'sock': it is a socket" "" spinor --lattice 4x6x8x10 --out sock
+[ -S sock ] || fail "a refused --out replaced the socket"
+# A name as long as the file system allows (252 characters where the limit is 255) fits with its temporary.
+long=$(printf 'a%.0s' $(seq $(($(getconf NAME_MAX .) - 7)))).npy
+"$dslash" spinor --lattice 4x6x8x10 --seed 2 --out "$long" > /dev/null || fail "a ${#long}-character --out name was refused"
+cmp -s "$long" psi.npy || fail "the ${#long}-character output differs"
+# An output that is an input, or two outputs that are one file (however named), are refused before any work.
+cp U.nersc U_before.nersc
+expect_message "^dslash: error: --out: 'U.nersc' is the same file as --gauge 'U.nersc'" "" apply --gauge U.nersc --in psi.npy --out U.nersc
+cmp -s U.nersc U_before.nersc || fail "a refused --out changed its input U.nersc"
+ln -s psi.npy psi_link.npy
+expect_message "is the same file as --in 'psi.npy'" "" apply --gauge U.nersc --in psi.npy --out ./psi_link.npy
+expect_message "is the same file as --in" "" solve --gauge U.nersc --in psi.npy --mass 0.1 --out psi.npy
+expect_message "^dslash: error: --json: './same.out' is the same file as --out 'same.out'" same.out \
+  solve --random --lattice 4x4x4x4 --mass 0.1 --out same.out --json ./same.out
+cmp -s psi.npy data/real.npy || fail "a refused --out changed its input psi.npy"
+# SIGTERM while a large output is written: the process ends with the signal's status and leaves no
+# temporary. The signal goes once the temporary is there; the check is skipped if the write won.
+"$dslash" spinor --lattice 24x24x24x24 --nrhs 8 --out big.npy > /dev/null 2>&1 &
+writer=$!
+for _ in $(seq 600); do
+  if compgen -G 'big.npy.tmp.*' > /dev/null || ! kill -0 "$writer" 2> /dev/null; then break; fi
+  sleep 0.05
+done
+kill -TERM "$writer" 2> /dev/null || true
+rc=0
+wait "$writer" || rc=$?
+if [ "$rc" -eq 0 ]; then
+  echo "note: the large write ended before SIGTERM reached it; that check was skipped" >&2
+else
+  [ "$rc" -eq 143 ] || fail "SIGTERM during a write: exit status $rc, expected 143"
+  ! compgen -G '*.tmp*' > /dev/null || fail "SIGTERM during a write left $(compgen -G '*.tmp*')"
+fi
+rm -f big.npy
 # Numbers: whole, in range, refused in words (never wrapped, never "stoi" or CLI11's 1.79e308).
 expect_message "--seed -1: negative; expected a whole number from 0 to 18446744073709551615" x.npy spinor --lattice 4x6x8x10 --seed -1 --out x.npy
 expect_message "--seed 99999999999999999999: too large" x.npy spinor --lattice 4x6x8x10 --seed 99999999999999999999 --out x.npy

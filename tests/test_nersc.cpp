@@ -130,54 +130,5 @@ TEST_F(NerscBadFile, MissingFileIsAClearError) {
   EXPECT_THROW((void)io::read_nersc<double>(dir.file("does_not_exist")), std::runtime_error);
 }
 
-TEST(AtomicFile, NothingIsLeftBehindOnFailure) {
-  test::TempDir dir;
-  {
-    io::AtomicFileWriter w(dir.file("out"));
-    w.stream() << "partial";
-  }  // no commit
-  EXPECT_FALSE(std::filesystem::exists(dir.file("out")));
-  EXPECT_TRUE(std::filesystem::is_empty(std::filesystem::path(dir.file("out")).parent_path()));
-}
-
-TEST(AtomicFile, ABadPathFailsBeforeAnythingIsWrittenAndSaysWhy) {
-  test::TempDir dir;
-  const std::string here = std::filesystem::path(dir.file("x")).parent_path().string();
-  const auto expect_refused = [](const std::string& path, const std::string& why) {
-    try {
-      io::check_writable(path);
-      ADD_FAILURE() << "accepted " << path;
-    } catch (const std::runtime_error& e) {
-      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
-    }
-  };
-  expect_refused(here, "is a directory");
-  expect_refused(here + "/", "a name ending in '/' is a directory");
-  expect_refused(dir.file("missing/out.npy"), "directory '" + dir.file("missing") + "' does not exist");
-  { std::ofstream(dir.file("plain")) << "x"; }
-  expect_refused(dir.file("plain/out.npy"), "'" + dir.file("plain") + "' is not a directory");
-  io::check_writable(dir.file("fine.npy"));  // a good path: checked, and nothing is left behind
-  EXPECT_FALSE(std::filesystem::exists(dir.file("fine.npy")));
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(here), std::filesystem::directory_iterator()), 1);  // only "plain"
-}
-
-TEST(AtomicFile, TheTemporaryLiesNextToTheTargetAndCommitReplacesIt) {
-  test::TempDir dir;
-  { std::ofstream(dir.file("out")) << "old"; }
-  io::AtomicFileWriter w(dir.file("out"));
-  w.stream() << "new";
-  const auto entries = [&] {
-    std::vector<std::string> names;
-    for (const auto& e : std::filesystem::directory_iterator(std::filesystem::path(dir.file("out")).parent_path()))
-      names.push_back(e.path().filename().string());
-    std::sort(names.begin(), names.end());
-    return names;
-  };
-  EXPECT_EQ(entries(), (std::vector<std::string>{"out", "out.tmp." + std::to_string(getpid())}));
-  w.commit();
-  EXPECT_EQ(entries(), std::vector<std::string>{"out"});
-  EXPECT_EQ(io::read_file_bytes(dir.file("out")), "new");
-}
-
 }  // namespace
 }  // namespace dslash

@@ -85,7 +85,7 @@ void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>&
 template <class Real, class Space>
 void apply_distributed(ApplyOptions& o) {
   if (o.kernel == "reference") throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
-  check_output_file("--out", o.out);
+  check_files({{"--gauge", o.gauge}, {"--in", o.in}}, {{"--out", o.out}});
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   std::optional<GaugeField<double>> u_global;
@@ -168,7 +168,7 @@ void add_apply_command(CLI::App& app) {
     const bool reference = opt->kernel == "reference";
     if (reference && opt->k.prec != "double")
       throw std::invalid_argument("apply: the reference kernel computes in double precision only; use --prec double");
-    check_output_file("--out", opt->out);
+    check_files({{"--gauge", opt->gauge}, {"--in", opt->in}}, {{"--out", opt->out}});
     const GaugeField<double> u = io::read_nersc<double>(opt->gauge);
     const Geometry& geom = u.geometry();
     const std::vector<SpinorField<double>> in = io::read_spinors_npy<double>(opt->in, geom, &opt->batched);

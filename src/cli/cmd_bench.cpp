@@ -201,7 +201,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
     if (o->backend == "cpu" && !o->team_size.empty() && o->team_size != "auto")
       warn_if_team_oversubscribes(std::stoi(o->team_size), o->threads > 0 ? o->threads : omp_get_max_threads());
-    if (!o->json.empty()) check_output_file("--json", o->json);  // now, not after minutes of measuring
+    check_files({}, {{"--json", o->json}});  // now, not after minutes of measuring
     o->mpi.check_backend(o->backend);
 #if defined(DSLASH_HAVE_MPI)
     if (distributed) {

@@ -26,7 +26,7 @@ void add_gauge_command(CLI::App& app) {
   cmd->add_flag("--single", opt->single, "store IEEE32BIG instead of IEEE64BIG");
   cmd->callback([opt] {
     if (!opt->random && !opt->unit) throw std::invalid_argument("gauge: choose --random or --unit");
-    check_output_file("--out", opt->out);
+    check_files({}, {{"--out", opt->out}});
     GaugeField<double> u{Geometry(opt->dims)};
     if (opt->unit) fill_unit(u);
     else fill_random_su3(u, opt->seed);

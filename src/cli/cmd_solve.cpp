@@ -415,8 +415,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       warn_if_oversubscribed(o->threads);
     }
     if (o->backend == "cpu" && o->k.team_size > 0) warn_if_team_oversubscribes(o->k.team_size, omp_get_max_threads());
-    if (!o->out.empty()) check_output_file("--out", o->out);
-    if (!o->json.empty()) check_output_file("--json", o->json);
+    check_files({{"--gauge", o->gauge}, {"--in", o->in}}, {{"--out", o->out}, {"--json", o->json}});
 
     const int print_every = o->print_every >= 0 ? o->print_every : (isatty(fileno(stderr)) ? 10 : 0);
     std::optional<GaugeField<double>> u;  // the whole lattice (under MPI on rank 0 only, which reports)

@@ -26,7 +26,7 @@ void add_spinor_command(CLI::App& app) {
     const Geometry geom(opt->dims);
     check_memory_fits(SpinorField<double>::bytes_for(geom, Subset::Full) * static_cast<std::uint64_t>(opt->nrhs + 1),
                       std::to_string(opt->nrhs) + " spinors on " + geom.to_string());
-    check_output_file("--out", opt->out);
+    check_files({}, {{"--out", opt->out}});
     std::vector<SpinorField<double>> psi;
     for (int n = 0; n < opt->nrhs; ++n) fill_gaussian(psi.emplace_back(geom, Subset::Full), opt->seed + static_cast<std::uint64_t>(n));
     io::write_spinors_npy(opt->out, psi, opt->single ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, opt->nrhs > 1);

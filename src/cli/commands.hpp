@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <string>
+#include <vector>
 
 #include "dslash/lattice/geometry.hpp"
 #include "kernels/kernel_options.hpp"
@@ -35,10 +37,16 @@ CLI::Option* add_real_option(CLI::App& cmd, const std::string& name, double& val
 CLI::Option* add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::string& help);
 constexpr int kMaxRhs = 4096;  // right-hand sides per file or run
 
-// Fails now (std::invalid_argument naming the option) when `path` cannot be written: a directory, a
-// missing directory, no permission. Commands call it before they compute, not after. Under MPI,
-// rank 0 writes the files, so rank 0 checks, and its verdict is every rank's.
-void check_output_file(const std::string& option, const std::string& path);
+// A file a command reads or writes, and the option that names it; an empty path: not given.
+struct FileOption {
+  std::string option, path;
+};
+// Fails now (std::invalid_argument naming the option) when an output cannot be written (a
+// directory, a missing directory, no permission, a socket), or is the same file as one of the
+// inputs or another output (the same device and inode, however named). Every command calls it
+// before it computes, not after. Under MPI, rank 0 reads and writes the files, so rank 0 checks,
+// and its verdict is every rank's.
+void check_files(const std::vector<FileOption>& inputs, const std::vector<FileOption>& outputs);
 
 // Throws std::invalid_argument "<option> does not apply <why>" for the first of `options` given on
 // `cmd`'s command line: a run never silently ignores an option.

@@ -84,12 +84,24 @@ CLI::Option* add_seed_option(CLI::App& cmd, std::uint64_t& seed, const std::stri
   return opt;
 }
 
-void check_output_file(const std::string& option, const std::string& path) {
+void check_files(const std::vector<FileOption>& inputs, const std::vector<FileOption>& outputs) {
   const auto check = [&] {
-    try {
-      io::check_writable(path);
-    } catch (const std::runtime_error& e) {
-      throw std::invalid_argument(option + ": " + e.what());
+    for (const auto& [option, path] : outputs) {
+      if (path.empty()) continue;
+      try {
+        io::check_writable(path);
+      } catch (const std::runtime_error& e) {
+        throw std::invalid_argument(option + ": " + e.what());
+      }
+    }
+    // An output written over an input, or over another output, would lose one of them.
+    for (auto out = outputs.begin(); out != outputs.end(); ++out) {
+      const auto refuse_if_same = [&](const FileOption& other) {
+        if (!out->path.empty() && !other.path.empty() && io::same_file(out->path, other.path))
+          throw std::invalid_argument(out->option + ": '" + out->path + "' is the same file as " + other.option + " '" + other.path + "'");
+      };
+      for (const FileOption& in : inputs) refuse_if_same(in);
+      for (auto earlier = outputs.begin(); earlier != out; ++earlier) refuse_if_same(*earlier);
     }
   };
 #if defined(DSLASH_HAVE_MPI)
