@@ -152,6 +152,9 @@ if mknod null c 1 3 2> /dev/null; then
 fi
 "$dslash" gauge --lattice 4x6x8x10 --unit --out "$null" > /dev/null || fail "--out $null failed"
 [ -c "$null" ] || fail "--out $null replaced the character device"
+# Two outputs may both be discarded into one character device.
+"$dslash" solve --random --lattice 4x4x4x4 --mass 0.1 --out "$null" --json "$null" > /dev/null || fail "--out and --json both $null were refused"
+[ -c "$null" ] || fail "--out and --json $null replaced the character device"
 ln -s outdir to_outdir
 expect_message "'to_outdir': it is a directory" "" spinor --lattice 4x6x8x10 --out to_outdir
 [ -L to_outdir ] || fail "a refused --out replaced the symbolic link to_outdir"

@@ -101,6 +101,8 @@ void check_files(const std::vector<FileOption>& inputs, const std::vector<FileOp
           throw std::invalid_argument(out->option + ": '" + out->path + "' is the same file as " + other.option + " '" + other.path + "'");
       };
       for (const FileOption& in : inputs) refuse_if_same(in);
+      // Two outputs may share a character device (--out /dev/null --json /dev/null): both are discarded, neither replaced.
+      if (io::is_character_device(out->path)) continue;
       for (auto earlier = outputs.begin(); earlier != out; ++earlier) refuse_if_same(*earlier);
     }
   };

@@ -203,6 +203,11 @@ bool same_file(const std::string& a, const std::string& b) {
          same_inode();
 }
 
+bool is_character_device(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 && S_ISCHR(st.st_mode);
+}
+
 std::string read_file_bytes(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw std::runtime_error("'" + path + "' is a directory");

@@ -42,6 +42,8 @@ void check_writable(const std::string& path);
 // True when the two names are one file: the same device and inode, symbolic links followed; for
 // names of files not there yet, the same name in the same directory.
 bool same_file(const std::string& a, const std::string& b);
+// True when `path` (its symbolic links followed) is a character device, such as /dev/null.
+bool is_character_device(const std::string& path);
 
 // The whole file, or std::runtime_error naming the path and the reason.
 std::string read_file_bytes(const std::string& path);
