@@ -13,6 +13,8 @@
 // increment to fold in and no copy of r at an update.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -44,13 +46,16 @@ class Updater {
   static constexpr int kStalledUpdates = 3;
   static constexpr double kProgress = 0.5;
   static constexpr double kDrift = 2;
+  // A residual this many times its lowest so far has diverged: BiCGStab's rises by a few orders on a
+  // hard system before it falls, but not by six; CGNR's never rises in exact arithmetic.
+  static constexpr double kDivergence = 1e6;
 
   // Checks the parameters; r_s = b - M x, x_s = 0 (x_s is x itself with one operator). done() when
   // that already meets the tolerance (or b = 0, and x = 0). From x = 0, the usual start, r = b: one
   // norm pass instead of two hops.
   Updater(const char* solver, const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Sloppy, Space>& sloppy, const vector_type& b,
           const vector_type& x, const SolverParams& params, SolverResult& result)
-      : op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(op.norm2(b))),
+      : solver_(solver), op_(op), sloppy_(sloppy), b_(b), x_(x), params_(params), result_(result), b_norm_(std::sqrt(op.norm2(b))),
         one_operator_(same_object(op, sloppy)), trivial_(solve_trivially(solver, params, b_norm_, x)) {
     if (trivial_) {
       result_ = *trivial_;
@@ -69,10 +74,19 @@ class Updater {
         x_sloppy_ = x;
       }
     }
+    if (!std::isfinite(b_norm_)) {  // nothing to iterate on: every relative residual would be NaN
+      result_.breakdown = std::isnan(b_norm_) ? "||b|| is nan: the source holds a NaN"
+                                              : "||b|| is inf: the source holds an Inf, or entries too large to square in double";
+      relative_ = b_norm_;
+      recomputed_ = true;  // nothing to fold in, and nothing to recompute from
+      result_.history.push_back(relative_);
+      return;
+    }
     if (op.norm2(x) == 0) start_from_b();
     else recompute();
     result_.history.push_back(relative_);
-    best_ = relative_;
+    best_ = lowest_ = relative_;
+    check_growth(0);
   }
 
   bool done() const { return trivial_ || relative_ <= params_.tolerance || !result_.breakdown.empty(); }
@@ -96,12 +110,12 @@ class Updater {
       // residual only wanders around it.
       stalled_ = relative_ < kProgress * best_ ? 0 : stalled_ + 1;
       best_ = std::min(best_, relative_);
-      if (stalled_ >= kStalledUpdates && relative_ > params_.tolerance)
-        result_.breakdown = "the true residual stopped decreasing: the sloppy precision's limit";
+      if (stalled_ >= kStalledUpdates && relative_ > params_.tolerance) result_.breakdown = stall_reason();
     } else {
       relative_ = rel;
       recomputed_ = false;
     }
+    if (result_.breakdown.empty()) check_growth(result_.iterations);
     if (params_.progress) params_.progress(result_.iterations, update ? relative_ : rel, update);
     if (!update) return Step::Iterated;
     return relative_ > kDrift * rel ? Step::Restarted : Step::Updated;
@@ -113,9 +127,58 @@ class Updater {
     if (!recomputed_) recompute();  // folds x_s in
     result_.relative_residual = relative_;
     result_.converged = relative_ <= params_.tolerance;
+    if (result_.converged) result_.stop = Stop::Converged;
+    else if (!result_.breakdown.empty() && result_.stop != Stop::Diverged) result_.stop = Stop::Breakdown;
   }
 
  private:
+  static constexpr const char* kRealName = std::is_same_v<Real, float> ? "single" : "double";
+  static constexpr const char* kSloppyName = std::is_same_v<Sloppy, float> ? "single" : "double";
+
+  // Ends the solve on a residual (relative_, after `iteration`) that is NaN or Inf, or kDivergence
+  // times its lowest so far, saying why.
+  void check_growth(int iteration) {
+    const char* non_finite = std::isnan(relative_) ? "nan" : "inf";
+    if (!std::isfinite(relative_) && iteration == 0) {
+      result_.breakdown = text("the starting residual b - M x is %s: x, or M applied to it, is not finite in %s", non_finite, kRealName);
+    } else if (!std::isfinite(relative_)) {
+      result_.breakdown = text("the residual is %s at iteration %d: ", non_finite, iteration) + overflow_cause();
+    } else if (relative_ > kDivergence * lowest_) {
+      result_.stop = Stop::Diverged;
+      result_.breakdown = text("the residual rose over %.0e times its lowest by iteration %d: M is singular or too ill-conditioned for %s", kDivergence,
+                               iteration, solver_);
+    }
+    lowest_ = std::min(lowest_, relative_);
+  }
+
+  // Why an iterate went NaN or Inf from a finite b: ||M r||^2, about ((4 + m) ||b||)^2, past double's
+  // range, from whichever factor is the larger; else past the iterating precision's range, which in
+  // double only an unbounded step reaches.
+  std::string overflow_cause() const {
+    const double diagonal = 4 + op_.mass();
+    if (diagonal * b_norm_ > std::sqrt(std::numeric_limits<double>::max())) {
+      if (diagonal >= b_norm_) return text("the operator: its diagonal 4 + m = %.3g makes ||M r||^2 overflow double", diagonal);
+      return text("the source: ||b|| = %.3g makes ||M r||^2 overflow double (scale it down: x scales with it)", b_norm_);
+    }
+    if constexpr (std::is_same_v<Sloppy, float>) return "the precision: the iterates outgrew single precision's range";
+    else return text("the operator: the iterates outgrew double's range (M singular or too ill-conditioned for %s)", solver_);
+  }
+
+  // A stall's cause: the rounding floor of the one precision, or of the sloppy iterations in mixed.
+  std::string stall_reason() const {
+    if constexpr (std::is_same_v<Real, Sloppy>)
+      return text("the true residual stopped decreasing: %s precision's rounding floor on this operator (a tolerance below it cannot be met)",
+                  kRealName);
+    else return text("the true residual stopped decreasing: the limit of the %s-precision iterations", kSloppyName);
+  }
+
+  template <class... Args>
+  static std::string text(const char* format, Args... args) {
+    char line[320];
+    std::snprintf(line, sizeof line, format, args...);
+    return line;
+  }
+
   // Whether after_iteration(r_sloppy_norm2) updates.
   bool update_due(double r_sloppy_norm2) const {
     const double rel = std::sqrt(r_sloppy_norm2) / b_norm_;
@@ -157,6 +220,7 @@ class Updater {
     adopt_residual(std::sqrt(convert_difference(op_, b_, r_, sloppy_, r_sloppy_)) / b_norm_);
   }
 
+  const char* solver_;
   const EvenOddWilson<Real, Space>& op_;
   const EvenOddWilson<Sloppy, Space>& sloppy_;
   const vector_type& b_;
@@ -171,6 +235,7 @@ class Updater {
   vector_type r_;  // r itself with one operator; with two, M x in an update
   sloppy_vector r_sloppy_, x_sloppy_;
   double relative_ = 0, max_since_update_ = 0, best_ = 0;  // relative_: the latest ||r|| / ||b||, true or iterated
+  double lowest_ = 0;  // the lowest relative_ so far; best_: the lowest true one
   int stalled_ = 0;
   bool recomputed_ = false;  // relative_ is the true residual of x, and x_s is folded in
 };

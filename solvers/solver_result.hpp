@@ -32,9 +32,24 @@ struct TrueResidual {
   double relative = 0;  // ||b - M x|| / ||b||
 };
 
+// How a solve ended: its true residual met the tolerance, it ran out of iterations, the method could
+// not go on (a zero denominator, a stalled true residual, a NaN or Inf), or its residual grew away.
+enum class Stop { Converged, IterationLimit, Breakdown, Diverged };
+
+inline const char* to_string(Stop stop) {
+  switch (stop) {
+    case Stop::Converged: return "converged";
+    case Stop::IterationLimit: return "iteration limit";
+    case Stop::Breakdown: return "breakdown";
+    case Stop::Diverged: return "diverged";
+  }
+  return "?";
+}
+
 struct SolverResult {
   // The true residual, recomputed in the solve's precision, reached the tolerance.
   bool converged = false;
+  Stop stop = Stop::IterationLimit;
   int iterations = 0;
   // ||b - M x|| / ||b|| of the returned x, recomputed from scratch in the solve's precision.
   double relative_residual = 0;
@@ -42,7 +57,9 @@ struct SolverResult {
   std::vector<double> history;
   // Every reliable update: after which iteration, and the true residual it found.
   std::vector<TrueResidual> reliable_updates;
-  std::string breakdown;  // empty, or why the method could not go on (a zero denominator, a stalled true residual)
+  // Empty, or why the solve stopped early (stop is Breakdown or Diverged), with its cause: a zero
+  // denominator, a stalled true residual, a NaN or Inf residual, a residual grown far past its lowest.
+  std::string breakdown;
   // Wall time spent allocating the solver's own vectors, part of the solve's: fresh memory is page
   // faults on its first touch (on a CPU with huge pages, their compaction too) or a device
   // allocation. QUDA reports it apart (its preamble); so does `dslash solve`.
@@ -81,6 +98,7 @@ std::optional<SolverResult> solve_trivially(const char* solver, const SolverPara
   deep_copy(x, typename Vector::value_type(0));
   SolverResult zero;
   zero.converged = true;
+  zero.stop = Stop::Converged;
   zero.history.push_back(0);
   return zero;
 }

@@ -5,6 +5,9 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <cstdio>
+#include <limits>
 #include <stdexcept>
 
 #include "dslash/lattice/field_ops.hpp"
@@ -13,8 +16,16 @@ namespace dslash {
 
 namespace eo_wilson_detail {
 
-inline double checked_mass(double mass) {
+template <class Real>
+double checked_mass(double mass) {
   if (!(4 + mass > 0)) throw std::invalid_argument("EvenOddWilson: 4 + mass must be positive (mass = " + std::to_string(mass) + ")");
+  // Every pass takes the diagonal 4 + m in Real: past Real's range it is Inf, and every iterate NaN.
+  if (!std::isfinite(static_cast<Real>(4 + mass))) {
+    char line[160];
+    std::snprintf(line, sizeof line, "EvenOddWilson: 4 + mass = %.3g overflows %s precision (largest %.3g)", 4 + mass,
+                  sizeof(Real) == 4 ? "single" : "double", static_cast<double>(std::numeric_limits<Real>::max()));
+    throw std::invalid_argument(line);
+  }
   return mass;
 }
 
@@ -22,11 +33,11 @@ inline double checked_mass(double mass) {
 
 template <class Real, class Space>
 EvenOddWilson<Real, Space>::EvenOddWilson(const GaugeField<Real>& u, double mass, const DslashConfig& config)
-    : EvenOddWilson(std::make_shared<const LocalHopping<Real, Space>>(u, config), eo_wilson_detail::checked_mass(mass)) {}
+    : EvenOddWilson(std::make_shared<const LocalHopping<Real, Space>>(u, config), eo_wilson_detail::checked_mass<Real>(mass)) {}
 
 template <class Real, class Space>
 EvenOddWilson<Real, Space>::EvenOddWilson(std::shared_ptr<const HoppingTerm<Real, Space>> hopping, double mass)
-    : mass_(eo_wilson_detail::checked_mass(mass)), hopping_(std::move(hopping)), odd_scratch_(hopping_->allocate("eo_wilson_odd_scratch")) {
+    : mass_(eo_wilson_detail::checked_mass<Real>(mass)), hopping_(std::move(hopping)), odd_scratch_(hopping_->allocate("eo_wilson_odd_scratch")) {
   if (d_eo().layout().folded) {
     const std::vector<index_t> slot_of_site = d_eo().slots_of_sites(Subset::Even);
     std::vector<index_t> site_of_slot(slot_of_site.size());

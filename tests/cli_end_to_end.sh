@@ -234,6 +234,41 @@ expect_message "^dslash: error: --compress 12: link (x,y,z,t,mu) = (0,0,0,0,0) i
 expect_message "is not SU(3)" x.npy apply --gauge long.nersc --in psi.npy --out x.npy --kernel mrhs --simd scalar --prec single --compress 8
 expect_message "does not survive the 8-real parametrisation" x.npy apply --gauge unit.nersc --in psi.npy --out x.npy --kernel naive --compress 8
 
+# Values no result can be trusted with: a NaN or Inf link or spinor value, named by where it is, and
+# spinor values past single precision's range for --prec single; a result that overflows is not
+# written. Exit 2, one line, no output file.
+/usr/bin/python3 - <<'PY'
+import struct
+data = open("U.nersc", "rb").read()
+start = data.index(b"END_HEADER\n") + len(b"END_HEADER\n")
+site = 1 + 4 * (2 + 6 * (3 + 8 * 4))  # (x, y, z, t) = (1, 2, 3, 4) on 4x6x8x10
+at = start + 8 * (((site * 4 + 2) * 9 + 1 * 3 + 0) * 2)  # mu 2, entry (1, 0), real part
+open("nan.nersc", "wb").write(data[:at] + struct.pack(">d", float("nan")) + data[at + 8:])
+PY
+link_message="nan.nersc: link of site (x, y, z, t) = (1, 2, 3, 4), mu 2, entry (1, 0), real part, is nan, not a finite number"
+expect_message "$link_message" x.npy apply --gauge nan.nersc --in psi.npy --out x.npy
+expect_message "$link_message" "" info nan.nersc
+if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+  /usr/bin/python3 - <<'PY'
+import numpy as np
+psi = np.load("psi.npy")  # (t, z, y, x, spin, colour) = (10, 8, 6, 4, 4, 3)
+for name, value in (("nan", np.nan), ("inf", complex(0.5, np.inf))):
+    bad = psi.copy()
+    bad[9, 7, 5, 3, 3, 2] = value
+    np.save(f"{name}.npy", bad)
+np.save("huge.npy", psi * 1e300)
+np.save("edge.npy", np.full(psi.shape, 3e38, np.complex128))  # within single precision; D psi is not
+PY
+  expect_message "nan.npy: element \[9, 7, 5, 3, 3, 2\] (t, z, y, x, spin, colour), real part, is nan, not a finite number" x.npy \
+    apply --gauge U.nersc --in nan.npy --out x.npy
+  expect_message "inf.npy: element \[9, 7, 5, 3, 3, 2\] (t, z, y, x, spin, colour), imaginary part, is inf" x.npy \
+    apply --gauge U.nersc --in inf.npy --out x.npy --kernel naive --prec single
+  expect_message "huge.npy: element \[0, 0, 0, 0, 0, 0\] .* past single precision's range (largest 3.40282e+38) (--prec single)" x.npy \
+    apply --gauge U.nersc --in huge.npy --out x.npy --kernel naive --prec single
+  expect_message "apply: D psi's element \[.*\] (t, z, y, x, spin, colour), real part, is .*, not a finite number: the input's values are too large for single precision; x.npy not written" x.npy \
+    apply --gauge U.nersc --in edge.npy --out x.npy --kernel naive --prec single
+fi
+
 # A one-spinor file of shape (1, L3, L2, L1, L0, 4, 3) gives a result of the same shape.
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
   /usr/bin/python3 -c "import numpy as np; np.save('psi1.npy', np.load('psi.npy')[None])"

@@ -202,6 +202,57 @@ rm x.json
 "$dslash" spinor --lattice 4x4x4x4 --out b4.npy > /dev/null
 expect_unconverged solve --gauge unit.nersc --in b4.npy --out x.npy --json x.json --mass 0 --maxiter 300
 rm -f x.json
+# A residual that is NaN or Inf, or grown 1e6 times past its lowest, ends the solve at once: exit 1,
+# one line naming the cause, and the JSON's stop says how (CGNR's norms overflow double at 4 + m =
+# 1e300; BiCGStab diverges on the free field's doublers at m = -2, in every precision).
+expect_stopped() {
+  local stop=$1 pattern=$2; shift 2
+  expect_unconverged "$@"
+  grep -q -- "($stop: $pattern" err.txt || fail "'$*' said '$(cat err.txt)', expected '($stop: $pattern'"
+  if have_numpy; then
+    STOP=$stop /usr/bin/python3 -c "
+import json, os; j = json.load(open('x.json'))
+assert j['converged'] is False and j['stop'] == os.environ['STOP'] and j['solves'][0]['stop'] == os.environ['STOP'], j
+assert j['iterations'] < 1000, j['iterations']"
+  fi
+  rm x.json
+}
+expect_stopped breakdown "the residual is nan at iteration 1: the operator: its diagonal 4 + m = 1e+300 makes ||M r||^2 overflow double" \
+  solve --random --lattice 4x4x4x4 --mass 1e300 --maxiter 100000 --out x.npy --json x.json
+for prec in double single mixed; do
+  expect_stopped diverged "the residual rose over 1e+06 times its lowest by iteration [0-9]*: M is singular or too ill-conditioned for bicgstab" \
+    solve --gauge unit.nersc --in b4.npy --out x.npy --json x.json --solver bicgstab --prec $prec --mass -2 --maxiter 100000
+done
+# A double solve below double's reach stalls there, and says so (no sloppy precision to blame).
+expect_stopped breakdown "the true residual stopped decreasing: double precision's rounding floor" "${ok[@]}" --mass 0.1 --tol 1e-18
+grep -q sloppy err.txt && fail "a double solve blamed a sloppy precision: $(cat err.txt)"
+# A diagonal past single precision is refused before any work.
+expect_message "4 + mass = 1e+300 overflows single precision" "${ok[@]}" --mass 1e300 --prec single
+# Sources a solve cannot trust: a NaN or an Inf (named by its element), a norm past double's range,
+# values past single precision's for --prec single or mixed. Exit 2, one line, nothing written.
+if have_numpy; then
+  /usr/bin/python3 - <<'PY'
+import numpy as np
+b = np.load("b.npy")  # (t, z, y, x, spin, colour) = (8, 4, 4, 8, 4, 3)
+for name, value in (("nan", np.nan), ("inf", complex(0.5, np.inf))):
+    bad = b.copy()
+    bad[7, 3, 2, 1, 2, 1] = value
+    np.save(f"{name}.npy", bad)
+np.save("huge.npy", b * 1e300)
+big = b.copy()
+big[0, 1, 2, 3, 0, 2] = 1e39
+np.save("big.npy", big)
+PY
+  expect_message "nan.npy: element \[7, 3, 2, 1, 2, 1\] (t, z, y, x, spin, colour), real part, is nan, not a finite number" \
+    solve --gauge U.nersc --in nan.npy --out x.npy --json x.json --mass 0.1
+  expect_message "inf.npy: element \[7, 3, 2, 1, 2, 1\] (t, z, y, x, spin, colour), imaginary part, is inf" \
+    solve --gauge U.nersc --in inf.npy --out x.npy --json x.json --mass 0.1 --solver bicgstab
+  expect_message "spinor 0 of huge.npy: ||b||^2 overflows double" solve --gauge U.nersc --in huge.npy --out x.npy --json x.json --mass 0.1
+  expect_message "huge.npy: element \[0, 0, 0, 0, 0, 0\] .* past single precision's range (largest 3.40282e+38) (--prec single)" \
+    solve --gauge U.nersc --in huge.npy --out x.npy --json x.json --mass 0.1 --prec single
+  expect_message "big.npy: element \[0, 1, 2, 3, 0, 2\] (t, z, y, x, spin, colour), real part, is 1e+39, past single precision's range" \
+    solve --gauge U.nersc --in big.npy --out x.npy --json x.json --mass 0.1 --prec mixed
+fi
 # Unit links lose reconstruct-8's phase: refused in words, in one process and over ranks alike.
 expect_message "--compress 8: link (x,y,z,t,mu) = (0,0,0,0,0)" solve --gauge unit.nersc --in b4.npy --out x.npy --json x.json --mass 0.1 --prec mixed --compress-sloppy 8
 # A CPU team larger than the threads: warned about, and the solve still converges.

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "io/atomic_file.hpp"
 #include "io/nersc.hpp"
@@ -128,6 +130,52 @@ TEST_F(NerscBadFile, NotANerscFile) { expect_rejected("hello\nworld\n", "not a N
 TEST_F(NerscBadFile, NoEndOfHeader) { expect_rejected("BEGIN_HEADER\nDATATYPE = 4D_SU3_GAUGE\n", "no END_HEADER"); }
 TEST_F(NerscBadFile, MissingFileIsAClearError) {
   EXPECT_THROW((void)io::read_nersc<double>(dir.file("does_not_exist")), std::runtime_error);
+}
+
+// ---------------------------------------------------------------- values that are NaN, Inf, or past a precision
+
+// Site (x, y, z, t) = (1, 2, 3, 4).
+const site_t kBadSite = kSmallLattice.site({1, 2, 3, 4});
+
+// Reading `path` as Real fails with a message that contains `part`.
+template <class Real>
+void expect_refused(const std::string& path, const std::string& part) {
+  try {
+    (void)io::read_nersc<Real>(path);
+    ADD_FAILURE() << path << " was read";
+  } catch (const io::NerscError& e) {
+    EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what() << "\n lacks: " << part;
+  }
+}
+
+// A NaN or an Inf link entry is refused, named by its site, direction and entry, before the
+// plaquette check could blame a mismatch: whatever the header says, the links are not a gauge field.
+TEST(NerscValues, ANanOrAnInfIsRefusedWithItsLink) {
+  test::TempDir dir;
+  for (const bool single : {false, true}) {
+    GaugeField<double> u = random_gauge();
+    u(kBadSite, 2, 1, 0) = {std::nan(""), 0};
+    io::write_nersc(dir.file("nan"), u, {.single = single});
+    expect_refused<double>(dir.file("nan"), "nan: link of site (x, y, z, t) = (1, 2, 3, 4), mu 2, entry (1, 0), real part, is nan, not a finite number");
+    u = random_gauge();
+    u(kBadSite, 3, 0, 2) = {0, std::numeric_limits<double>::infinity()};
+    io::write_nersc(dir.file("inf"), u, {.two_row = true, .single = single});
+    expect_refused<float>(dir.file("inf"), "link of site (x, y, z, t) = (1, 2, 3, 4), mu 3, entry (0, 2), imaginary part, is inf");
+  }
+}
+
+// A double file's entry of 1e39 read in single is refused where it is (in double the plaquette, far
+// from a gauge field's, fails the header's to within its tolerance).
+TEST(NerscValues, AValuePastSinglePrecisionIsRefusedInSingle) {
+  test::TempDir dir;
+  GaugeField<double> u = random_gauge();
+  u(kBadSite, 0, 2, 2) = {1e39, 0};
+  io::write_nersc(dir.file("big"), u);
+  expect_refused<float>(dir.file("big"),
+                        "big: link of site (x, y, z, t) = (1, 2, 3, 4), mu 0, entry (2, 2), real part, is 1e+39, past single precision's range");
+  expect_refused<double>(dir.file("big"), "plaquette mismatch");
+  EXPECT_EQ(io::first_unrepresentable_link<double>(u), std::nullopt);
+  EXPECT_NE(io::first_unrepresentable_link<float>(u), std::nullopt);
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <fstream>
+#include <limits>
 
 #include "io/atomic_file.hpp"
 #include "io/npy.hpp"
@@ -109,6 +111,66 @@ TEST_F(NpyBadFile, UnsupportedVersion) {
   std::string bad = good;
   bad[6] = 9;
   expect_rejected(bad, "unsupported .npy format version 9");
+}
+
+// ---------------------------------------------------------------- values that are NaN, Inf, or past a precision
+
+// Reading `path` as Real fails with a message that contains each of `parts`.
+template <class Real>
+void expect_refused(const std::string& path, const std::vector<std::string>& parts) {
+  try {
+    (void)io::read_spinors_npy<Real>(path);
+    ADD_FAILURE() << path << " was read";
+  } catch (const io::NpyError& e) {
+    for (const std::string& part : parts) EXPECT_NE(std::string(e.what()).find(part), std::string::npos) << e.what() << "\n lacks: " << part;
+  }
+}
+
+// Site (x, y, z, t) = (1, 2, 3, 4): NumPy's element [t, z, y, x, spin, colour] is [4, 3, 2, 1, ...].
+const site_t kBadSite = kSmallLattice.site({1, 2, 3, 4});
+
+TEST(NpyValues, ANanOrAnInfIsRefusedWithItsElement) {
+  test::TempDir dir;
+  for (io::NpyDtype dtype : {io::NpyDtype::Complex128, io::NpyDtype::Complex64}) {
+    auto one = random_spinors(1);
+    one[0](kBadSite, 2, 1) = {std::nan(""), 0.5};
+    io::write_spinors_npy(dir.file("nan.npy"), one, dtype);
+    expect_refused<double>(dir.file("nan.npy"), {"nan.npy: element [4, 3, 2, 1, 2, 1] (t, z, y, x, spin, colour), real part, is nan, not a finite number"});
+
+    auto two = random_spinors(2);  // batched: the spinor is the first index
+    two[1](kBadSite, 0, 2) = {0.5, -std::numeric_limits<double>::infinity()};
+    io::write_spinors_npy(dir.file("inf.npy"), two, dtype, true);
+    expect_refused<float>(dir.file("inf.npy"), {"element [1, 4, 3, 2, 1, 0, 2] (n, t, z, y, x, spin, colour), imaginary part, is -inf"});
+  }
+}
+
+// 1e39 is a double, not a float: a complex128 file that holds it reads in double and is refused in
+// single, naming the value and the range.
+TEST(NpyValues, AValuePastSinglePrecisionIsRefusedInSingle) {
+  test::TempDir dir;
+  auto psi = random_spinors(1);
+  psi[0](kBadSite, 3, 0) = {-1e39, 0};
+  io::write_spinors_npy(dir.file("big.npy"), psi, io::NpyDtype::Complex128);
+  EXPECT_EQ(io::read_spinors_npy<double>(dir.file("big.npy"))[0](kBadSite, 3, 0), std::complex<double>(-1e39, 0));
+  expect_refused<float>(dir.file("big.npy"), {"element [4, 3, 2, 1, 3, 0]", "real part, is -1e+39, past single precision's range (largest 3.40282e+38)"});
+}
+
+// The same check on fields in memory (read in double, to be used in single; or computed), a
+// checkerboard named by its site on the full lattice.
+TEST(NpyValues, FieldsInMemoryNameTheirFirstValueOutsideAPrecision) {
+  auto psi = random_spinors(2);
+  EXPECT_EQ(io::first_unrepresentable_element<float>(psi, true), std::nullopt);
+  psi[1](kBadSite, 1, 1) = {0, 1e39};
+  EXPECT_EQ(io::first_unrepresentable_element<double>(psi, true), std::nullopt);
+  EXPECT_EQ(io::first_unrepresentable_element<float>(psi, true),
+            "element [1, 4, 3, 2, 1, 1, 1] (n, t, z, y, x, spin, colour), imaginary part, is 1e+39, past single precision's range (largest 3.40282e+38)");
+  std::vector<SpinorField<double>> odd;
+  fill_gaussian(odd.emplace_back(kSmallLattice, Subset::Odd), 5);
+  const site_t odd_site = kSmallLattice.site({2, 2, 3, 4});
+  ASSERT_EQ(kSmallLattice.parity(odd_site), 1);
+  odd[0](Geometry::cb_index(odd_site), 0, 0) = std::nan("");
+  EXPECT_EQ(io::first_unrepresentable_element<double>(odd, false),
+            "element [4, 3, 2, 2, 0, 0] (t, z, y, x, spin, colour), real part, is nan, not a finite number");
 }
 
 }  // namespace

@@ -1041,5 +1041,111 @@ TEST(Cgnr, ReportsASingularSystem) {
   }
 }
 
+// ---------------------------------------------------------------- residuals that are NaN, Inf or growing
+
+enum class Precision { Double, Single, Mixed };
+
+// Solves M_ee_hat x = b (b: even sites) from x = 0 to `tolerance`, in double, single or mixed precision.
+SolverResult solve_even(Method method, Precision precision, const GaugeField<double>& u, double mass, const SpinorField<double>& b_even,
+                        int max_iterations, double tolerance = 1e-10) {
+  const SolverParams params{.tolerance = tolerance, .max_iterations = max_iterations};
+  const auto run = [&](const auto& op, const auto& sloppy, const auto& b, const auto& x) {
+    return method == Method::Cgnr ? cgnr(op, sloppy, b, x, params) : bicgstab(op, sloppy, b, x, params);
+  };
+  if (precision == Precision::Single) {
+    const EvenOddWilson<float> op(convert_precision<float>(u), mass, {});
+    const auto b = op.allocate("b"), x = op.allocate("x");
+    op.pack({convert_precision<float>(b_even)}, b);
+    deep_copy(x, 0.0f);
+    return run(op, op, b, x);
+  }
+  const EvenOddWilson<double> op(u, mass, {});
+  const auto b = op.allocate("b"), x = op.allocate("x");
+  op.pack({b_even}, b);
+  deep_copy(x, 0.0);
+  if (precision == Precision::Double) return run(op, op, b, x);
+  const EvenOddWilson<float> sloppy(convert_precision<float>(u), mass, {});
+  return run(op, sloppy, b, x);
+}
+
+const char* describe(Method method, Precision precision) {
+  static const char* names[2][3] = {{"CGNR double", "CGNR single", "CGNR mixed"}, {"BiCGStab double", "BiCGStab single", "BiCGStab mixed"}};
+  return names[method == Method::Cgnr ? 0 : 1][static_cast<int>(precision)];
+}
+
+// The result of a solve stopped early: not converged, stopped as `stop` within `iterations`, and its
+// reason names `cause`.
+void expect_stopped(const SolverResult& r, Stop stop, int iterations, const std::string& cause, const char* what) {
+  EXPECT_FALSE(r.converged) << what;
+  EXPECT_EQ(to_string(r.stop), std::string(to_string(stop))) << what << ": " << r.breakdown;
+  EXPECT_LE(r.iterations, iterations) << what << ": " << r.breakdown;
+  EXPECT_NE(r.breakdown.find(cause), std::string::npos) << what << ": " << r.breakdown;
+}
+
+// A diagonal 4 + m of 1e300 makes CGNR's ||M^dagger r||^2 overflow double: the residual is NaN after
+// the first iteration, and the solve ends there, blaming the operator, not at the iteration limit.
+// (BiCGStab takes no such norm before it converges: M_ee_hat is 1e300 times the identity to rounding.)
+TEST(NonFiniteResidual, EndsTheSolveAtOnceAndNamesTheOperator) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  expect_stopped(solve_even(Method::Cgnr, Precision::Double, u, 1e300, gaussian(kSmallLattice, Subset::Even, 70), 1000), Stop::Breakdown, 1,
+                 "the operator: its diagonal 4 + m = 1e+300", describe(Method::Cgnr, Precision::Double));
+}
+
+// A source of 1e38 everywhere fits single precision, M b does not: single and mixed solves end at
+// once, blaming single precision's range.
+TEST(NonFiniteResidual, EndsTheSolveAtOnceAndNamesThePrecision) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  SpinorField<double> b(kSmallLattice, Subset::Even);
+  fill_zero(b);
+  for (site_t i = 0; i < b.sites(); ++i)
+    for (int s = 0; s < 4; ++s)
+      for (int c = 0; c < 3; ++c) b(i, s, c) = 1e38;
+  for (Method method : {Method::Cgnr, Method::Bicgstab})
+    for (Precision precision : {Precision::Single, Precision::Mixed})
+      expect_stopped(solve_even(method, precision, u, 0.1, b, 1000), Stop::Breakdown, 1, "single precision's range", describe(method, precision));
+}
+
+// A source holding a NaN: nothing to iterate on.
+TEST(NonFiniteResidual, ASourceWithANanStopsTheSolveBeforeItsFirstIteration) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  SpinorField<double> b = gaussian(kSmallLattice, Subset::Even, 70);
+  b(3, 1, 2) = std::nan("");
+  for (Method method : {Method::Cgnr, Method::Bicgstab})
+    for (Precision precision : {Precision::Double, Precision::Single, Precision::Mixed})
+      expect_stopped(solve_even(method, precision, u, 0.1, b, 1000), Stop::Breakdown, 0, "the source holds a NaN", describe(method, precision));
+}
+
+// The free field at m = -2 is singular (the doublers with one momentum component pi): on 4^4
+// BiCGStab's residual grows without bound, and the solve ends once it is kDivergence times its
+// lowest, not at the limit.
+TEST(GrowingResidual, EndsTheSolveAsDiverged) {
+  const Geometry g({4, 4, 4, 4});
+  GaugeField<double> u(g);
+  fill_unit(u);
+  for (Precision precision : {Precision::Double, Precision::Single, Precision::Mixed}) {
+    const SolverResult r = solve_even(Method::Bicgstab, precision, u, -2.0, gaussian(g, Subset::Even, 70), 3000);
+    expect_stopped(r, Stop::Diverged, 1500, "singular or too ill-conditioned for bicgstab", describe(Method::Bicgstab, precision));
+    EXPECT_GT(r.history.back(), 1e6 * *std::min_element(r.history.begin(), r.history.end())) << describe(Method::Bicgstab, precision);
+  }
+}
+
+// A double-precision solve asked for less than double's rounding allows stalls there, and says that
+// (no sloppy precision is involved).
+TEST(DoublePrecision, StopsAtItsRoundingFloorAndSaysSo) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  for (Method method : {Method::Cgnr, Method::Bicgstab}) {
+    const SolverResult r = solve_even(method, Precision::Double, u, 0.1, gaussian(kSmallLattice, Subset::Even, 70), 1000, 1e-18);
+    expect_stopped(r, Stop::Breakdown, 999, "stopped decreasing: double precision's rounding floor", describe(method, Precision::Double));
+    EXPECT_EQ(r.breakdown.find("sloppy"), std::string::npos) << r.breakdown;
+  }
+}
+
+// The diagonal 4 + m is a Real in every pass: past single precision's range the operator is refused.
+TEST(EvenOddWilson, RefusesADiagonalPastItsPrecision) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 1);
+  EXPECT_THROW(EvenOddWilson<float>(convert_precision<float>(u), 1e300, {}), std::invalid_argument);
+  EXPECT_NO_THROW(EvenOddWilson<double>(u, 1e300, {}));
+}
+
 }  // namespace
 }  // namespace dslash

@@ -72,8 +72,10 @@ class TempDir {
  public:
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::temp_directory_path() /
-            ("dslash_test_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + std::to_string(::getpid()));
+    std::string name = "dslash_test_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + std::to_string(::getpid());
+    // One directory: a parameterised test's names hold '/', which would leave the parents behind.
+    std::replace(name.begin(), name.end(), '/', '_');
+    path_ = std::filesystem::temp_directory_path() / name;
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -72,7 +72,19 @@ std::vector<SpinorField<double>> apply_kernel_on(const ApplyOptions& o, const Ga
   return apply_kernel<Real, HostSpace>(o, u, in);
 }
 
+// The spinors, read in double, that --prec single takes to single precision: every value must fit.
+// (A link past its range fails the NERSC reader's plaquette check.)
+void check_single_precision_fits(const ApplyOptions& o, const std::vector<SpinorField<double>>& in) {
+  if (o.k.prec != "single") return;
+  if (const auto bad = io::first_unrepresentable_element<float>(in, o.batched))
+    throw std::invalid_argument(o.in + ": " + *bad + " (--prec single)");
+}
+
 void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>& out, std::size_t spinors, const std::string& where) {
+  // Finite inputs near the precision's largest value make an Inf: refused, not written.
+  if (const auto bad = io::first_unrepresentable_element<double>(out, o.batched))
+    throw std::invalid_argument("apply: D psi's " + *bad + ": the input's values are too large for " + o.k.prec + " precision; " + o.out +
+                                " not written");
   io::write_spinors_npy(o.out, out, o.k.prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, o.batched);
   std::printf("wrote %s: %s%s (%s) on %zu spinor(s), %s sites, %s\n", o.out.c_str(), "D", o.k.dagger ? "^dagger" : "",
               o.kernel.c_str(), spinors, o.k.parity.c_str(), where.c_str());
@@ -96,6 +108,7 @@ void apply_distributed(ApplyOptions& o) {
     // Here, so that a link no rank's kernel could store fails every rank with one message.
     check_compressible(convert_precision<Real>(*u_global), o.k.compress);
     in_global = io::read_spinors_npy<double>(o.in, u_global->geometry(), &o.batched);
+    check_single_precision_fits(o, in_global);
     if (o.nrhs != 0 && o.nrhs != static_cast<int>(in_global.size()))
       throw std::invalid_argument("apply: --nrhs " + std::to_string(o.nrhs) + " but " + o.in + " holds " + std::to_string(in_global.size()) +
                                   " spinor(s)");
@@ -172,6 +185,7 @@ void add_apply_command(CLI::App& app) {
     const GaugeField<double> u = io::read_nersc<double>(opt->gauge);
     const Geometry& geom = u.geometry();
     const std::vector<SpinorField<double>> in = io::read_spinors_npy<double>(opt->in, geom, &opt->batched);
+    check_single_precision_fits(*opt, in);
     if (opt->nrhs != 0 && opt->nrhs != static_cast<int>(in.size()))
       throw std::invalid_argument("apply: --nrhs " + std::to_string(opt->nrhs) + " but " + opt->in + " holds " +
                                   std::to_string(in.size()) + " spinor(s)");

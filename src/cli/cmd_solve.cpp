@@ -329,8 +329,17 @@ std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& 
     b = io::read_spinors_npy<double>(o.in, g, &batched);
     if (o.nrhs != 0 && o.nrhs != static_cast<int>(b.size()))
       throw std::invalid_argument("solve: --nrhs " + std::to_string(o.nrhs) + " but " + o.in + " holds " + std::to_string(b.size()) + " spinor(s)");
-    for (std::size_t r = 0; r < b.size(); ++r)
-      if (norm2(b[r]) == 0) throw std::invalid_argument("solve: spinor " + std::to_string(r) + " of " + o.in + " is zero: M x = 0 needs no solver");
+    // --prec single and mixed iterate on b in single precision.
+    if (o.prec != "double")
+      if (const auto bad = io::first_unrepresentable_element<float>(b, batched))
+        throw std::invalid_argument(o.in + ": " + *bad + " (--prec " + o.prec + ")");
+    for (std::size_t r = 0; r < b.size(); ++r) {
+      const std::string spinor = "solve: spinor " + std::to_string(r) + " of " + o.in;
+      const double b_norm2 = norm2(b[r]);
+      if (b_norm2 == 0) throw std::invalid_argument(spinor + " is zero: M x = 0 needs no solver");
+      // Every residual is relative to ||b||, and every norm a sum of squares in double.
+      if (!std::isfinite(b_norm2)) throw std::invalid_argument(spinor + ": ||b||^2 overflows double; scale it down (x scales with it)");
+    }
     return b;
   }
   const int n = o.nrhs == 0 ? 1 : o.nrhs;
@@ -435,6 +444,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     // Every rank has the same verdict (the solvers' sums are global); rank 0 alone reports.
     const bool converged = std::all_of(out.solves.begin(), out.solves.end(), [](const SolveRecord& r) { return r.result.converged; });
     if (!converged) exit_code = 1;
+    const auto unconverged = std::find_if(out.solves.begin(), out.solves.end(), [](const SolveRecord& r) { return !r.result.converged; });
     if (!u) return;
     const Geometry& g = u->geometry();
     const int n = static_cast<int>(b.size());
@@ -458,7 +468,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     double worst = 0;
     for (int r = 0; r < n; ++r) {
       residuals.push_back(reference_residual(*u, b[static_cast<std::size_t>(r)], out.x[static_cast<std::size_t>(r)], o->mass));
-      worst = std::max(worst, residuals.back());
+      if (!(residuals.back() <= worst)) worst = residuals.back();  // a NaN too: never a residual of 0 for an x that is NaN
     }
     const bool confirmed = reference_confirms(worst, o->tol, o->prec == "single");
     const double per_iteration = iterations > 0 ? time_s / iterations : 0;
@@ -509,7 +519,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
         for (const TrueResidual& t : s.result.reliable_updates) reliable.push_back({{"iteration", t.iteration}, {"residual", t.relative * s.scale}});
         solves.push_back({{"first_rhs", s.first}, {"rhs", s.count}, {"converged", s.result.converged}, {"iterations", s.result.iterations},
                           {"time_s", s.time_s}, {"setup_s", s.result.setup_seconds}, {"residual", s.result.relative_residual * s.scale},
-                          {"breakdown", s.result.breakdown},
+                          {"stop", to_string(s.result.stop)}, {"breakdown", s.result.breakdown},
                           {"history", history}, {"reliable_updates", reliable}, {"dslash_applications", s.precise_dslash + s.sloppy_dslash}});
       }
       nlohmann::json config = {
@@ -523,7 +533,9 @@ void add_solve_command(CLI::App& app, int& exit_code) {
           {"halo_transport", out.halo ? out.halo->transport : "none"},
           {"backend", o->backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
           {"host", bench::host_name()}, {"date", bench::now_iso8601()}};
-      bench::write_json(o->json, {{"config", config}, {"converged", converged}, {"iterations", iterations}, {"reliable_updates", updates},
+      const Stop stop = unconverged == out.solves.end() ? Stop::Converged : unconverged->result.stop;  // the first unconverged solve's
+      bench::write_json(o->json, {{"config", config}, {"converged", converged}, {"stop", to_string(stop)}, {"iterations", iterations},
+                                  {"reliable_updates", updates},
                                   {"time_s", time_s}, {"time_per_iteration_s", per_iteration},
                                   {"dslash_applications", {{"double", in_double}, {"single", in_single}}}, {"dslash_gflops", gflops},
                                   {"dslash_s", dslash_s}, {"solve_over_dslash", over_dslash}, {"setup_s", setup_s},
@@ -533,10 +545,10 @@ void add_solve_command(CLI::App& app, int& exit_code) {
                                   {"halo_hops_read_in_place", out.halo ? out.halo->read_in_place : 0}});
     }
     if (!converged) {
-      const SolveRecord& s = *std::find_if(out.solves.begin(), out.solves.end(), [](const SolveRecord& r) { return !r.result.converged; });
+      const SolveRecord& s = *unconverged;
+      const std::string why = s.result.stop == Stop::IterationLimit ? "the iteration limit" : to_string(s.result.stop) + (": " + s.result.breakdown);
       std::fprintf(stderr, "dslash: solve did not converge: right-hand side %d stopped after %d iterations at residual %.3e > --tol %.1e (%s)%s\n",
-                   s.first, s.result.iterations, s.result.relative_residual * s.scale, o->tol,
-                   s.result.breakdown.empty() ? "the iteration limit" : s.result.breakdown.c_str(), o->out.empty() ? "" : "; x not written");
+                   s.first, s.result.iterations, s.result.relative_residual * s.scale, o->tol, why.c_str(), o->out.empty() ? "" : "; x not written");
       exit_code = 1;
       return;
     }

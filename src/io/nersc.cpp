@@ -10,6 +10,7 @@
 #include "dslash/lattice/field_ops.hpp"
 #include "io/atomic_file.hpp"
 #include "io/byte_order.hpp"
+#include "io/representable.hpp"
 
 namespace dslash::io {
 
@@ -169,6 +170,7 @@ GaugeField<double> parse_nersc(std::string_view bytes, NerscInfo& info, const st
   info.checksum_data = checksum(data, info.bytes_per_real, order);
 
   GaugeField<double> u = decode_links(data, geom, info.two_row, info.bytes_per_real, order, name);
+  if (const auto bad = first_unrepresentable_link<double>(u)) throw NerscError(name + ": " + *bad);
   info.plaquette_data = plaquette(u);
   info.link_trace_data = link_trace(u);
   return u;
@@ -179,6 +181,9 @@ GaugeField<Real> read_nersc(const std::string& path, const std::optional<Coord>&
   const std::string bytes = read_file_bytes(path);
   NerscInfo info;
   GaugeField<double> u = parse_nersc(bytes, info, path, expected);
+  // Before the checks of the header's sums, which such a link fails too without saying where.
+  if constexpr (!std::is_same_v<Real, double>)
+    if (const auto bad = first_unrepresentable_link<Real>(u)) throw NerscError(path + ": " + *bad);
   char buf[256];
   if (!info.checksum_ok()) {
     std::snprintf(buf, sizeof buf, ": checksum mismatch: header %08x, data %08x", info.checksum_header, info.checksum_data);
@@ -195,6 +200,21 @@ GaugeField<Real> read_nersc(const std::string& path, const std::optional<Coord>&
   if (info_out) *info_out = info;
   if constexpr (std::is_same_v<Real, double>) return u;
   else return convert_precision<Real>(u);
+}
+
+template <class Real>
+std::optional<std::string> first_unrepresentable_link(const GaugeField<double>& u) {
+  const std::size_t entries = static_cast<std::size_t>(u.geometry().volume()) * 36;  // file order: site, mu, row, column
+  const std::complex<double>* links = u.data();
+  const auto value = [&](std::size_t i) { return i % 2 == 0 ? links[i / 2].real() : links[i / 2].imag(); };
+  const std::optional<std::size_t> bad = first_unrepresentable<Real>(2 * entries, value);
+  if (!bad) return std::nullopt;
+  const std::size_t k = *bad / 2;
+  const Coord x = u.geometry().coords(static_cast<site_t>(k / 36));
+  char where[160];
+  std::snprintf(where, sizeof where, "link of site (x, y, z, t) = (%d, %d, %d, %d), mu %zu, entry (%zu, %zu), %s part, is ", x[0], x[1], x[2], x[3],
+                k % 36 / 9, k % 9 / 3, k % 3, *bad % 2 == 0 ? "real" : "imaginary");
+  return where + unrepresentable_text<Real>(value(*bad));
 }
 
 template <class Real>
@@ -245,6 +265,8 @@ void write_nersc(const std::string& path, const GaugeField<Real>& u, const Nersc
 
 template GaugeField<float> read_nersc<float>(const std::string&, const std::optional<Coord>&, NerscInfo*);
 template GaugeField<double> read_nersc<double>(const std::string&, const std::optional<Coord>&, NerscInfo*);
+template std::optional<std::string> first_unrepresentable_link<float>(const GaugeField<double>&);
+template std::optional<std::string> first_unrepresentable_link<double>(const GaugeField<double>&);
 template void write_nersc<float>(const std::string&, const GaugeField<float>&, const NerscWriteOptions&);
 template void write_nersc<double>(const std::string&, const GaugeField<double>&, const NerscWriteOptions&);
 

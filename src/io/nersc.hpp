@@ -41,15 +41,22 @@ struct NerscInfo {
 };
 
 // Parse a whole file held in memory. Structural problems (no header, missing keys, unknown format,
-// truncated or oversized data, dimensions that disagree with `expected`) throw NerscError; the
-// checksum, plaquette and link-trace verdicts are left in `info`.
+// truncated or oversized data, dimensions that disagree with `expected`, a link entry that is NaN or
+// Inf) throw NerscError; the checksum, plaquette and link-trace verdicts are left in `info`.
 GaugeField<double> parse_nersc(std::string_view bytes, NerscInfo& info, const std::string& name,
                                const std::optional<Coord>& expected = {});
 
-// Read and verify: also throws NerscError when the checksum, plaquette or link trace disagree.
+// Read and verify: also throws NerscError when the checksum, plaquette or link trace disagree, or a
+// link entry is past Real's range.
 template <class Real>
 GaugeField<Real> read_nersc(const std::string& path, const std::optional<Coord>& expected = {},
                             NerscInfo* info = nullptr);
+
+// Where the first link entry of u that is NaN or Inf, or past Real's range, is, and what it is: "link
+// of site (x, y, z, t) = (1, 0, 0, 0), mu 2, entry (1, 0), real part, is nan, not a finite number";
+// nullopt when every entry is finite in Real.
+template <class Real>
+std::optional<std::string> first_unrepresentable_link(const GaugeField<double>& u);
 
 template <class Real>
 void write_nersc(const std::string& path, const GaugeField<Real>& u, const NerscWriteOptions& options = {});

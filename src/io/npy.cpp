@@ -9,6 +9,7 @@
 #include "dslash/lattice/field_ops.hpp"
 #include "io/atomic_file.hpp"
 #include "io/byte_order.hpp"
+#include "io/representable.hpp"
 
 namespace dslash::io {
 
@@ -29,7 +30,31 @@ std::string_view dict_value(std::string_view dict, std::string_view key, const s
   return rest;
 }
 
+// "element [n, t, z, y, x, spin, colour] (n, t, z, y, x, spin, colour), real part, is <what>" (no n
+// unless batched): where a value of a spinor file of lattice g is, as NumPy indexes it.
+std::string element_text(const Geometry& g, bool batched, std::size_t n, site_t site, std::size_t spin_colour, bool imaginary,
+                         const std::string& what) {
+  const Coord x = g.coords(site);
+  std::string text = "element [";
+  if (batched) text += std::to_string(n) + ", ";
+  for (int mu = 3; mu >= 0; --mu) text += std::to_string(x[static_cast<std::size_t>(mu)]) + ", ";
+  text += std::to_string(spin_colour / 3) + ", " + std::to_string(spin_colour % 3) + "] (" + (batched ? "n, " : "") + "t, z, y, x, spin, colour), ";
+  return text + (imaginary ? "imaginary" : "real") + " part, is " + what;
+}
+
 }  // namespace
+
+template <class Real>
+std::optional<std::string> first_unrepresentable_element(const std::vector<SpinorField<double>>& fields, bool batched) {
+  for (std::size_t n = 0; n < fields.size(); ++n) {
+    const SpinorField<double>& f = fields[n];
+    const auto value = [&](std::size_t i) { return i % 2 == 0 ? f.data()[i / 2].real() : f.data()[i / 2].imag(); };  // real i of the storage
+    if (const auto bad = first_unrepresentable<Real>(static_cast<std::size_t>(f.sites()) * 24, value))
+      return element_text(f.geometry(), batched, n, f.lattice_site(static_cast<site_t>(*bad / 24)), *bad / 2 % 12, *bad % 2 == 1,
+                          unrepresentable_text<Real>(value(*bad)));
+  }
+  return std::nullopt;
+}
 
 NpyHeader parse_npy_header(std::string_view bytes, const std::string& name) {
   if (bytes.size() < 10 || bytes.substr(0, 6) != kMagic) throw NpyError(name + ": not a .npy file (bad magic)");
@@ -126,6 +151,16 @@ std::vector<SpinorField<Real>> parse_spinors_npy(std::string_view bytes, const s
   std::vector<SpinorField<Real>> fields;
   const char* data = bytes.data() + h.data_offset;
   const std::size_t per_field = static_cast<std::size_t>(g.volume()) * 12;
+  const auto file_value = [&](std::size_t i) {
+    if (h.dtype == NpyDtype::Complex64)
+      return static_cast<double>(std::bit_cast<float>(load_word<std::uint32_t>(data + 4 * i, ByteOrder::Little)));
+    return std::bit_cast<double>(load_word<std::uint64_t>(data + 8 * i, ByteOrder::Little));
+  };
+  if (const auto bad = first_unrepresentable<Real>(2 * per_field * shape.nrhs, file_value)) {
+    const std::size_t k = *bad / 2;  // the complex number, in file order: spinor, site, spin, colour
+    throw NpyError(name + ": " + element_text(g, shape.batched, k / per_field, static_cast<site_t>(k % per_field / 12), k % 12, *bad % 2 == 1,
+                                              unrepresentable_text<Real>(file_value(*bad))));
+  }
   for (std::size_t n = 0; n < shape.nrhs; ++n) {
     SpinorField<Real>& psi = fields.emplace_back(g, Subset::Full, name);
     std::complex<Real>* out = psi.data();
@@ -199,6 +234,8 @@ template std::vector<SpinorField<float>> parse_spinors_npy<float>(std::string_vi
 template std::vector<SpinorField<double>> parse_spinors_npy<double>(std::string_view, const std::string&, const std::optional<Geometry>&, bool*);
 template std::vector<SpinorField<float>> read_spinors_npy<float>(const std::string&, const std::optional<Geometry>&, bool*);
 template std::vector<SpinorField<double>> read_spinors_npy<double>(const std::string&, const std::optional<Geometry>&, bool*);
+template std::optional<std::string> first_unrepresentable_element<float>(const std::vector<SpinorField<double>>&, bool);
+template std::optional<std::string> first_unrepresentable_element<double>(const std::vector<SpinorField<double>>&, bool);
 template void write_spinors_npy<float>(const std::string&, const std::vector<SpinorField<float>>&, NpyDtype, bool);
 template void write_spinors_npy<double>(const std::string&, const std::vector<SpinorField<double>>&, NpyDtype, bool);
 

@@ -38,6 +38,7 @@ struct SpinorShape {
 SpinorShape spinor_shape(const NpyHeader& header, const std::string& name);
 
 // Full-lattice spinors from a file in memory / on disk. When `geom` is given the shape must match it.
+// A value that is NaN or Inf, or past Real's range, is an NpyError naming its element.
 // `batched`, when given, is set to whether the file has the 7-D shape (also for N = 1), so a result
 // can be written in the input's shape.
 template <class Real>
@@ -46,6 +47,13 @@ std::vector<SpinorField<Real>> parse_spinors_npy(std::string_view bytes, const s
 template <class Real>
 std::vector<SpinorField<Real>> read_spinors_npy(const std::string& path, const std::optional<Geometry>& geom = {},
                                                 bool* batched = nullptr);
+
+// Where the first value of the spinors is NaN or Inf, or past Real's range, and what it is, named by
+// its element of the file they make (7-D when `batched`; a checkerboard on the full lattice): "element
+// [0, 0, 0, 1, 2, 1] (t, z, y, x, spin, colour), real part, is nan, not a finite number"; nullopt
+// when every value is finite in Real. For fields read in double and used in single, or computed.
+template <class Real>
+std::optional<std::string> first_unrepresentable_element(const std::vector<SpinorField<double>>& fields, bool batched);
 
 // Writes the fields (one spinor: 6-D shape unless `batched`; several: 7-D). A checkerboarded field
 // is written on the full lattice with the other parity zero.
