@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs the test suite.
 #   bash scripts/test.sh             the whole suite: every kernel variant of this architecture (the
-#                                    `full` preset; on a machine with nvcc and no GPU the CUDA backend
-#                                    is compiled too, as PTX, so that it keeps building, and its tests
-#                                    report themselves skipped), every ctest label; then the file
-#                                    readers' libFuzzer targets (clang, ASan + UBSan), then the NEON
-#                                    and naive kernels cross-built for aarch64 and tested under qemu
-#                                    (where install_deps.sh could install the cross packages)
+#                                    `full` preset, at -O2: it tests results, not speed), and on a
+#                                    machine with nvcc and no GPU the CUDA backend compiled as PTX, so
+#                                    that it keeps building (its tests report themselves skipped);
+#                                    every ctest label; then the file readers' libFuzzer targets
+#                                    (clang, ASan + UBSan), then the NEON and naive kernels
+#                                    cross-built for aarch64 and tested under qemu (where
+#                                    install_deps.sh could install the cross packages)
 #   bash scripts/test.sh --quick     this machine's best instruction set and scalar, no CUDA: the
 #                                    unit and kernel tests (ctest -L 'unit|kernel')
 #   bash scripts/test.sh --sanitize  the whole suite, and the Debug build with ASan + UBSan and View
@@ -50,10 +51,11 @@ if [ "$quick" -eq 1 ]; then
 fi
 
 # A GPU present: the full build compiles CUDA for it (CMakeLists.txt). nvcc without a GPU: compile
-# the backend as PTX (no ptxas), so a change that breaks it fails here.
+# the backend as PTX (no machine code, so no register cap to apply), so a change that breaks it
+# fails here.
 cuda_args=()
 if command -v nvcc > /dev/null && ! nvidia-smi -L > /dev/null 2>&1; then
-  cuda_args=(-DDSLASH_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-virtual)
+  cuda_args=(-DDSLASH_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-virtual -DDSLASH_CUDA_F32_MAXRREG=)
 fi
 run_preset full -- "${cuda_args[@]}"
 [ "$sanitize" -eq 1 ] && run_preset debug

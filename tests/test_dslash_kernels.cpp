@@ -487,7 +487,9 @@ TEST(DslashKernelValidation, PrefetchLinksWhereTheCacheAndTheLinksSay) {
     EXPECT_EQ(d.link_prefetch(), link_prefetch_for(K::Vnode, 18, d.link_bytes(), host_last_level_cache_bytes()));
     EXPECT_EQ(d.link_prefetch(), LinkPrefetch::IntoL1) << d.link_bytes() << " bytes of links against a cache of " << host_last_level_cache_bytes();
     cfg.layout = SpinorLayout::Left;  // component-major links: the next sites' are adjacent, no prefetch
-    if (build::kCpuLeftLayout) EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), LinkPrefetch::None);
+    if (build::kCpuLeftLayout) {
+      EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), LinkPrefetch::None);
+    }
   }
 }
 
@@ -806,10 +808,11 @@ TEST(DslashKernelValidation, ClearErrorsForWhatAKernelCannotTake) {
   }
   EXPECT_NE(message({.kernel = KernelFamily::Vnode, .isa = SimdIsa::Scalar, .nrhs = 2}).find("one right-hand side"), std::string::npos);
   EXPECT_NE(message({.kernel = KernelFamily::Naive, .tile = {-1, 0, 0, 0}}).find("tile"), std::string::npos);
-  if (kernel_built(KernelFamily::Vnode, SimdIsa::Scalar))
+  if (kernel_built(KernelFamily::Vnode, SimdIsa::Scalar)) {
     EXPECT_EQ(message({.kernel = KernelFamily::Vnode, .isa = SimdIsa::Scalar}), "accepted");  // one lane folds nothing
-  else
+  } else {
     EXPECT_NE(message({.kernel = KernelFamily::Vnode, .isa = SimdIsa::Scalar}).find("not built for this instruction set (cmake -DDSLASH_CPU_ISAS"), std::string::npos);
+  }
 }
 
 }  // namespace
