@@ -51,11 +51,12 @@ if [ "$quick" -eq 1 ]; then
 fi
 
 # A GPU present: the full build compiles CUDA for it (CMakeLists.txt). nvcc without a GPU: compile
-# the backend as PTX (no machine code, so no register cap to apply), so a change that breaks it
-# fails here.
+# the backend as unoptimised PTX (no machine code, so no register cap to apply), so a change that
+# breaks it fails here; what it would run is the GPU host's to test (scripts/gpu_host.sh test).
 cuda_args=()
 if command -v nvcc > /dev/null && ! nvidia-smi -L > /dev/null 2>&1; then
-  cuda_args=(-DDSLASH_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-virtual -DDSLASH_CUDA_F32_MAXRREG=)
+  cuda_args=(-DDSLASH_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-virtual -DDSLASH_CUDA_F32_MAXRREG=
+             "-DCMAKE_CUDA_FLAGS_RELEASE=-DNDEBUG -Xcicc -O0 -Xcompiler -O0")
 fi
 run_preset full -- "${cuda_args[@]}"
 [ "$sanitize" -eq 1 ] && run_preset debug
