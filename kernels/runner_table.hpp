@@ -13,7 +13,7 @@ namespace dslash::kernels {
 
 // In a table unit: the family's run_dslash_stored for every link storage and layout is compiled in
 // the kernel units, so this unit refers to them instead of compiling them again.
-#define DSLASH_DSLASH_BODIES_COMPILED_ELSEWHERE(Real, Vec, Folded)                        \
+#define DSLASH_BODIES_COMPILED_ELSEWHERE(Real, Vec, Folded)                        \
   extern template void run_dslash_stored<Real, Vec, Folded, true, 18>(const RunArgs<Real>&);  \
   extern template void run_dslash_stored<Real, Vec, Folded, true, 12>(const RunArgs<Real>&);  \
   extern template void run_dslash_stored<Real, Vec, Folded, true, 8>(const RunArgs<Real>&);   \

@@ -249,16 +249,9 @@ link_message="nan.nersc: link of site (x, y, z, t) = (1, 2, 3, 4), mu 2, entry (
 expect_message "$link_message" x.npy apply --gauge nan.nersc --in psi.npy --out x.npy
 expect_message "$link_message" "" info nan.nersc
 if [ -x /usr/bin/python3 ] && /usr/bin/python3 -c "import numpy" 2>/dev/null; then
-  /usr/bin/python3 - <<'PY'
-import numpy as np
-psi = np.load("psi.npy")  # (t, z, y, x, spin, colour) = (10, 8, 6, 4, 4, 3)
-for name, value in (("nan", np.nan), ("inf", complex(0.5, np.inf))):
-    bad = psi.copy()
-    bad[9, 7, 5, 3, 3, 2] = value
-    np.save(f"{name}.npy", bad)
-np.save("huge.npy", psi * 1e300)
-np.save("edge.npy", np.full(psi.shape, 3e38, np.complex128))  # within single precision; D psi is not
-PY
+  /usr/bin/python3 "$tests/bad_npy.py" psi.npy 9 7 5 3 3 2  # psi: (t, z, y, x, spin, colour) = (10, 8, 6, 4, 4, 3)
+  # Every value within single precision, where D psi is not.
+  /usr/bin/python3 -c "import numpy as np; np.save('edge.npy', np.full(np.load('psi.npy').shape, 3e38, np.complex128))"
   expect_message "nan.npy: element \[9, 7, 5, 3, 3, 2\] (t, z, y, x, spin, colour), real part, is nan, not a finite number" x.npy \
     apply --gauge U.nersc --in nan.npy --out x.npy
   expect_message "inf.npy: element \[9, 7, 5, 3, 3, 2\] (t, z, y, x, spin, colour), imaginary part, is inf" x.npy \

@@ -4,6 +4,7 @@
 # the figures; every bad input exits 2 with one line and writes nothing; non-convergence exits 1.
 set -euo pipefail
 dslash=$1
+tests=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -231,18 +232,8 @@ expect_message "4 + mass = 1e+300 overflows single precision" "${ok[@]}" --mass 
 # Sources a solve cannot trust: a NaN or an Inf (named by its element), a norm past double's range,
 # values past single precision's for --prec single or mixed. Exit 2, one line, nothing written.
 if have_numpy; then
-  /usr/bin/python3 - <<'PY'
-import numpy as np
-b = np.load("b.npy")  # (t, z, y, x, spin, colour) = (8, 4, 4, 8, 4, 3)
-for name, value in (("nan", np.nan), ("inf", complex(0.5, np.inf))):
-    bad = b.copy()
-    bad[7, 3, 2, 1, 2, 1] = value
-    np.save(f"{name}.npy", bad)
-np.save("huge.npy", b * 1e300)
-big = b.copy()
-big[0, 1, 2, 3, 0, 2] = 1e39
-np.save("big.npy", big)
-PY
+  /usr/bin/python3 "$tests/bad_npy.py" b.npy 7 3 2 1 2 1  # b: (t, z, y, x, spin, colour) = (8, 4, 4, 8, 4, 3)
+  /usr/bin/python3 -c "import numpy as np; b = np.load('b.npy'); b[0, 1, 2, 3, 0, 2] = 1e39; np.save('big.npy', b)"
   expect_message "nan.npy: element \[7, 3, 2, 1, 2, 1\] (t, z, y, x, spin, colour), real part, is nan, not a finite number" \
     solve --gauge U.nersc --in nan.npy --out x.npy --json x.json --mass 0.1
   expect_message "inf.npy: element \[7, 3, 2, 1, 2, 1\] (t, z, y, x, spin, colour), imaginary part, is inf" \
