@@ -344,9 +344,9 @@ void BM_Body(benchmark::State& state, KernelFamily kernel) {
 }
 
 // A solver's BLAS pass over buffers of n reals on the host, with bytes/s counted as the pass's
-// loads and stores (DESIGN.md, "The BLAS"). A reduction's short body is where the backend's
+// loads and stores (docs/DESIGN.md, "The solvers"). A reduction's short body is where the backend's
 // reduction shows: one running sum made axpby_norm2 as slow in single precision as in double
-// (HISTORY.md, "The BLAS reductions, and the functor on the loop's stack").
+// (docs/history/HISTORY.md, "The BLAS reductions, and the functor on the loop's stack").
 enum class BlasPass { Axpby, AxpbyNorm2, ReDot, AxpyXpay };
 template <class Real>
 void BM_Blas(benchmark::State& state, BlasPass pass) {

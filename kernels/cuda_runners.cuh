@@ -63,8 +63,8 @@ void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typena
   CudaSpace::copy(out, dout.data(), 2 * W * sizeof(Real));
 }
 
-// 16 bytes of reals, one load or store: with one float per thread the triad kept too few bytes in
-// flight and read 2.52 TB/s on the H100 where doubles read 3.02, a roofline 17% too low for single.
+// 16 bytes of reals, one load or store: with one float per thread the triad keeps too few bytes in
+// flight, and the single-precision roofline would be set too low.
 template <class Real>
 struct alignas(16) Reals16 {
   static constexpr int kCount = static_cast<int>(16 / sizeof(Real));

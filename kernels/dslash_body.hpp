@@ -66,8 +66,8 @@ using EpilogueSumsOf = std::conditional_t<E == Epilogue::NormDot, EpilogueSums, 
 template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, Epilogue E = Epilogue::None>
 struct DslashBody {
   static constexpr bool Xpay = E != Epilogue::None;
-  // What a launch sums over its sites: the norm alone in one double, which keeps CG's kernels as
-  // they were (the GPU's naive CG 6-24% slower with three sums in every epilogue launch).
+  // What a launch sums over its sites: the norm alone in one double unless the inner products are
+  // asked for, since every extra sum costs the register-bound GPU kernels (docs/history/HISTORY.md).
   using Sums = EpilogueSumsOf<E>;
   static constexpr int W = static_cast<int>(Vec::size);
   static constexpr int kLinkLanes = Folded ? W : 1;       // reals per stored link component
@@ -131,8 +131,8 @@ struct DslashBody {
   // with blocks of block_z z-planes, t inside the block loop, it is read again one block-plane
   // later, while still in the cache (DslashKernel::block_z). With block_z = outer z, index order.
   //   z-planes 0..3 at t = 0, 1, 2, ..., then z-planes 4..7 at t = 0, 1, 2, ...
-  // CPU only: on the H100 the blocked branch, never taken, cost naive's team launch 27 points of
-  // roofline (80 -> 53% at 32^4 single, 3ed97bb), that launch being held by its registers.
+  // CPU only: on the GPU even the untaken blocked branch costs the register-bound team launch
+  // (docs/history/HISTORY.md, "The team traversal in z-blocks").
   DSLASH_INLINE_FUNCTION index_t traversal_site(index_t j, index_t (&x)[4]) const {
     if constexpr (!kSimt) {
       const index_t bz = a.block_z;
@@ -251,8 +251,8 @@ struct DslashBody {
   }
 
   // The pieces of a hop, shared with the halo face kernels (kernels/face_body.hpp), which take both
-  // spin rows at once. Inlining is forced, as measured, because GCC's own choice flips with small
-  // edits: an outlined piece copies its operands through the stack (vnode AVX2: -20% at 32^4).
+  // spin rows at once. Inlining is forced because GCC's own choice flips with small edits, and an
+  // outlined piece copies its operands through the stack (docs/history/HISTORY.md, "Link order and inlining").
   //
   // Spin row K of h = P psi for direction Mu and projector sign S: h_K = p_K + S k p[a_K].
   template <int Mu, int S, int K>
@@ -311,13 +311,9 @@ struct DslashBody {
 
   // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
   // site's now, where they fit the last-level cache (a.link_prefetch, DslashKernel::link_prefetch).
-  // Intel AVX-512 device, 16 threads, vnode single team, median % of roofline, with -> without, in
-  // an A/B build: 32^4 (151 MB of links, 300 MiB L3) 73 -> 64 (8 runs each); 48^4 (1.5 GB, from
-  // DRAM) 56 -> 64 (5 and 6 runs), where the 144 prefetched lines a site hold the miss buffers the
-  // neighbours' loads need (this kernel's own 48^4 runs since: 55.7-60.4, unconfirmed). AMD Zen 5
-  // VM (32 MiB L3), 2 threads, 32^4: 37-39 -> 45-52 GFLOP/s without. On AVX2 the hardware
-  // prefetcher follows them alone, and asking for 72 lines per vnode site only tied up the miss
-  // buffers (AMD Zen 3: vnode on one core 17 -> 22 GFLOP/s without it, mrhs unchanged).
+  // From DRAM the prefetched lines would hold the miss buffers that the neighbours' loads need, and
+  // on AVX2 the hardware prefetcher follows the links alone (docs/history/HISTORY.md, "The link
+  // prefetch at 48^4, from DRAM" and "Prefetch and mat-vec inlining per vector width").
   // GPUs: none (latency is hidden by other warps). Component-major links: the next sites are adjacent.
   // From DRAM, vnode's 12-real links (96 lines a site, single) gain from a prefetch into L2
   // (prefetcht1) where its 144 whole-link lines and its 8-real ones do not (link_prefetch_for).
@@ -334,12 +330,9 @@ struct DslashBody {
     }
   }
   // The hops read their neighbours one after another, so ask for the far ones (z and t, whole planes
-  // away; x and y are a few sites away and in cache) up front, as the old projection phase did with
-  // its loads: out of cache their misses then overlap (Intel AVX-512 device, 32^4, one thread: mrhs
-  // 27 -> 34 single, 13 -> 16-18 double; 16 threads: within the noise). Asking for all eight cost the
-  // AVX2 body/ probe its whole gain (mrhs single 63 -> 56) for nothing more.
-  // Without it, device host 48^4 (session 45): mrhs single 0.83x, vnode double and 12-real 0.98x,
-  // vnode single 1.07x in one binary's switch but not in a build of its own (HISTORY.md): kept for all.
+  // away; x and y are a few sites away and in cache) up front: out of cache their misses then
+  // overlap. Asking for all eight costs the in-cache body for nothing more. mrhs needs it most, and no
+  // family gained reliably without it (docs/history/HISTORY.md, "The far-neighbour prefetch at 48^4").
   DSLASH_FORCE_INLINE static void prefetch_far_neighbours(const Real* const (&psi)[8]) {
     if constexpr (SiteMajor && !kSimt) {
       constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
@@ -376,9 +369,8 @@ struct DslashBody {
     for (int h = 0; h < 8; ++h) boundary |= wraps[h] && a.halo[static_cast<std::size_t>(h / 2)];
     for (int b = 0; b < a.blocks; ++b) {
       // Hop by hop, one spin row at a time: the row's half spinor and its mat-vec stay in registers,
-      // the 24-vector accumulator in L1. The former order (all eight hops projected into an L1 buffer,
-      // then three colour-row passes over it) ran the projection apart from the FMAs: the body/ probe
-      // of mrhs on AVX2 went 56.5 -> 63-64 (single), 28.2 -> 31.5 (double); vnode unchanged.
+      // the 24-vector accumulator in L1, so the projection's adds interleave with the FMAs
+      // (docs/history/HISTORY.md, "Hop by hop, one spin row at a time").
       const Real* psi[8];
       for (int h = 0; h < 8; ++h) psi[h] = spinor(nb[h], b);
       prefetch_far_neighbours(psi);
@@ -446,10 +438,9 @@ struct DslashBody {
     const auto link = hop_link<H>(links);
     if constexpr (kGpuNaive) {
       // Naive on the GPU projects both spin rows first (12 registers), then reads each colour row of
-      // the link once and feeds both: no link element is live across the two spin rows. Without it
-      // the evict-first team launch (for_each_site) spilled 488 bytes a thread; with it, none
-      // (ptxas -v, single). mrhs and vnode keep the row-by-row order, in which their single
-      // precision runs 3 points of roofline faster (H100, 32^4, team).
+      // the link once and feeds both: no link element is live across the two spin rows, so the
+      // evict-first team launch (for_each_site) does not spill. mrhs and vnode keep the row-by-row
+      // order, which is the faster for them (docs/history/HISTORY.md, "GPU: links evict-first").
       constexpr int Mu = H / 2, S = sign<Dagger, H>();
       C h[2][3];
       spin_project<Mu, S>(h, psi, component_stride());
@@ -610,15 +601,11 @@ struct DslashBody {
         break;
       case Dispatch::Team: {
         // Naive on the GPU reads its links evict-first here, so the link stream (75% of the bytes,
-        // each read once) leaves the L2 to the neighbour spinors, which other sites read again.
-        // H100, tuned, % of roofline, without -> with the hint: 32^4 single 77.1 -> 79.0-80.6, double
-        // 80.0 -> 89.0-90.5; 48^4 single 77.8 -> 80.6-81.5, double 73.8 -> 80.9-82.0. The same hoisted
-        // loads without the hint (plain ld.global): 78.0, 85.4, 74.4, 75.5. In single it also reads
-        // the neighbour spinors with a 256-byte L2 fetch: 32^4 +0.2 and +1.7 points, 48^4 +1.5 (two
-        // rounds; in double -0.7, so not there).
+        // each read once) leaves the L2 to the neighbour spinors, which other sites read again. In
+        // single it also reads the neighbour spinors with a 256-byte L2 fetch (double does not gain).
         // Not in range and mdrange: those loads (asm, simd/simt.hpp) are hoisted far ahead of their
-        // use, which the team kernel holds in 248 registers and the others, with their index
-        // arithmetic, spill (naive single range 71 -> 51%); nor for mrhs (single team 43 -> 19%).
+        // use, which the team kernel holds in registers and the others, with their index arithmetic,
+        // spill; nor for mrhs. The figures: docs/history/HISTORY.md, "GPU: links evict-first".
         using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive, E>;
         const TeamBody team_body(a);
         const index_t chunk = a.sites_per_team;
@@ -700,8 +687,8 @@ inline constexpr bool xpay_with_dot = !simd::is_simt<Vec> || gpu_epilogue_takes_
 
 // One layout and link storage of a family, with every epilogue built for it, both daggers: the unit
 // a CPU kernel build compiles on its own (kernels/isa_kernels.cpp.in). The epilogue is a template
-// parameter, as the layout: a run-time branch in the store cost the GPU 7-17 points of roofline
-// (docs/performance/HISTORY.md).
+// parameter, as the layout, because a run-time branch in the store costs the GPU kernels
+// (docs/history/HISTORY.md, "The xpay epilogue, as a template parameter").
 template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, class Exec = DefaultExecutionSpace>
 void run_dslash_stored(const RunArgs<Real>& args) {
   if constexpr (xpay_built<Vec> && Reals == 18 && xpay_with_dot<Vec, Folded>) {

@@ -201,11 +201,9 @@ index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::
 // The link-prefetch rule, for a kernel whose body prefetches at all (512-bit vectors, site-major
 // links): into L1 where the links fit a last-level cache of cache_bytes (0 when unknown: prefetch,
 // as before the rule); from DRAM only vnode's 12-real links, into L2; else none. The kernels ask
-// host_last_level_cache_bytes(). Device host, 48^4, 16 threads, interleaved rounds against none
-// (session 43, docs/data/h200host_cpu_48_link_prefetch_l2_ab_s43.json): vnode 12-real single
-// 0.98-1.10x (median 1.08) into L2 in scratch rounds, 1.04x at the median in the committed build's
-// (an unchanged control 1.02-1.03x), double 1.02-1.10x with its t + 1 neighbour asked for too; vnode
-// 18-real single 0.97-1.01x, 8-real 0.81-1.03x, mrhs 0.85-1.02x: those prefetch nothing from DRAM.
+// host_last_level_cache_bytes(). From DRAM only vnode's 12-real links gained from it; the other
+// families and storages do not, so they prefetch nothing there (docs/history/HISTORY.md, "The DRAM
+// stream beside reads from each cache level").
 LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes);
 
 }  // namespace dslash

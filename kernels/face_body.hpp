@@ -5,9 +5,8 @@
 // layout, all right-hand-side blocks (FaceArgs in dslash_runner.hpp). On the GPU, W threads do one
 // item, a lane each, and vnode's spinors and links keep a lane's (re, im) adjacent (Body::kPairs).
 // A launch may carry both hops of a direction (a, then b): the faces are short, latency-bound
-// launches, and on the GPU a second one costs about as much as the first (2 H200s, 32^4 split in t,
-// naive: completing both hops 13-15 us in one launch against 16-20 in two; the decomposed call's
-// overhead +17-18% double, +24-26% single, against +25-26% and +26-32%).
+// launches, and on the GPU a second one costs about as much as the first (docs/history/HISTORY.md,
+// "GPU to GPU halos").
 //
 // Which lanes are on a face and where the message keeps them: kernels/face_lanes.hpp.
 #include "kernels/dslash_body.hpp"
@@ -31,9 +30,6 @@ struct FaceBody {
   // A GPU thread is one lane. In a folded direction half the lanes are off the face: their thread
   // has nothing to send and nothing to add, so it reads and writes nothing, and their sectors of
   // the face vectors never move (with an epilogue every lane of a boundary vector takes the xpay).
-  // One H200, vnode 32^3 x 16, two rounds: the completion 11.6-11.8 us against 12.2, the
-  // projection 27.0-27.2 against 27.3-27.6; the kernel and completion without messages (bench_dslash
-  // cuda_halo/) 0.2-2 us shorter.
   template <int Mu>
   DSLASH_INLINE_FUNCTION static bool off_face_thread(int node) {
     if constexpr (kSimt && Lanes::template kHalfLanes<Mu>) return !Lanes::template on_face<Mu>(Vec::lane(), node);
@@ -71,9 +67,7 @@ struct FaceBody {
       Real* o = x.out + x.vectors[i] + b * x.block_stride * W;
       // Every read before the first write: the compiler must assume the output may alias the links
       // and the message, and row by row it kept each row's reads behind the previous row's writes
-      // (PTX). Two H200s, 32^4 t split, three rounds: calls 0-2 us shorter, the completion's own
-      // time unchanged (latency is not what bounds it); 8 CPU ranks x 2 threads (1.2.2.2, vnode
-      // single, a noisy host, two rounds): overhead +15-19% against +22-26%.
+      // (PTX) (docs/history/HISTORY.md, "GPU to GPU halos", item 9).
       C acc[3][4];
       for (int r = 0; r < 3; ++r)
         for (int sp = 0; sp < 4; ++sp) acc[r][sp] = load_component<Vec, kPairs>(o, 3 * sp + r, x.component_stride);

@@ -30,11 +30,8 @@ namespace dslash {
 
 // The first stored component of hop H's link among a site's 8 links of G reals: link by link, the
 // order in which the hop-by-hop body reads them, so a site's links are one sequential stream. The
-// vnode links (4.6 KiB per AVX2 site) used to be stored by row first, for the kernel's former three row passes. Read hop by hop,
-// that order cost vnode a third of its speed on the 2-core AMD machine (32^4, 2 threads, 5 and 4
-// alternating rounds: single 29-37 against 18-28 GFLOP/s, double 14-18 against 8.5-12.5); on the
-// Intel AVX-512 device the two orders were within the noise (16 threads, single 171-178 against
-// 155-189; 2 threads, single 41-45 against 36-44).
+// links in any other order break the stream into several, which some CPUs follow much worse
+// (docs/history/HISTORY.md, "vnode links stored in the order the hops read them").
 constexpr int link_offset(int hop, int reals_per_link) { return hop * reals_per_link; }
 
 struct KernelLayout {

@@ -38,14 +38,13 @@ KernelFamily parse_kernel(std::string_view name);
 // What the GPU kernels' epilogue (a x + b D in with its sums, kernels/dslash_body.hpp) is built for
 // beyond whole links, which every kernel takes: the one rule for the kernel templates and for
 // DslashKernel::fuses_xpay. 12-real links: the kernels a mixed solve's sloppy operator runs with
-// --compress-sloppy 12, naive and vnode single (H200, 32^4 mixed CG, solve / Dslash time without it
-// -> with it: naive 1.36 -> 1.16-1.19x, vnode 1.37 -> 1.16-1.18x).
+// --compress-sloppy 12, naive and vnode single, so that solve's last pass of the operator rides the
+// kernel too (docs/PERFORMANCE.md, H200 solver).
 constexpr bool gpu_epilogue_takes_12_real_links(KernelFamily k, bool single) {
   return k == KernelFamily::Naive || (k == KernelFamily::Vnode && single);
 }
-// The inner product (BiCGStab): not in naive's, where the BLAS pass was as fast or faster (H200,
-// 32^4 BiCGStab, three interleaved rounds: double 0.0315-0.0344 -> 0.0305-0.0327 s, mixed
-// 0.0242-0.0248 -> 0.0253-0.0274 s); vnode's GPU and CPU solves gained 3-15% (docs/performance/HISTORY.md).
+// The inner product (BiCGStab): not in naive's, where the BLAS pass was as fast (its registers);
+// vnode's GPU and CPU solves gain from it (docs/history/HISTORY.md).
 constexpr bool gpu_epilogue_takes_inner_product(KernelFamily k) { return k != KernelFamily::Naive; }
 Dispatch parse_dispatch(std::string_view name);
 SimdIsa parse_simd(std::string_view name);  // also "auto": the best the CPU runs

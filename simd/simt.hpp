@@ -103,9 +103,8 @@ DSLASH_INLINE_FUNCTION void stream_store(Real* p, const SimtLane<Real, W>& b) {
 }
 
 // The GPU's vnode layout keeps each lane's (re, im) adjacent (kernels/kernel_layout.hpp): a thread
-// reads or writes a complex number in one access, 8 bytes (single) or 16 (double). H100, 32^4,
-// tuned: vnode single 66 -> 77% of roofline, double 79 -> 80%; naive and mrhs lost 10-18 points
-// with it (their 4- and 8-byte accesses stay).
+// reads or writes a complex number in one access, 8 bytes (single) or 16 (double). naive and mrhs
+// lost with it, so their 4- and 8-byte accesses stay (docs/history/HISTORY.md, "GPU: the vnode layout").
 //   p: re0 im0 re1 im1 ... (lane l at p + 2l)
 template <class Real>
 struct RealPair;
@@ -151,10 +150,9 @@ DSLASH_QUALIFIED_LOAD(load_once, "cs")
 
 // A real whose 256-byte neighbourhood other threads read soon (naive's neighbour spinors: a warp
 // reads 128 bytes of a component, the next warp the next 128): ld.global.L2::256B has the L2 fetch
-// the whole 256-byte block from DRAM on a miss. H100, tuned naive team, two rounds: single 32^4
-// 79.6, 78.8 -> 79.8, 80.5% of roofline, 48^4 80.3, 80.6 -> 82.1, 82.0; double 89.3, 89.2 -> 88.6,
-// 88.4 (so single only); on links alone it changed nothing, and as every SIMT load it cost range,
-// mdrange and mrhs 20-55 points (docs/data/h100host_gpu_l2_fetch_256b.json).
+// the whole 256-byte block from DRAM on a miss. It gains in single only, changes nothing on links,
+// and costs every other launch, so naive's team launch alone uses it (docs/history/HISTORY.md,
+// "GPU: Nsight Compute on the best kernel, and a 256-byte L2 fetch").
 DSLASH_QUALIFIED_LOAD(load_fetch_256b, "L2::256B")
 
 #undef DSLASH_QUALIFIED_LOAD

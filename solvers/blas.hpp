@@ -127,10 +127,9 @@ void check_complex(const PackedComplex& c, const View<Real, 1, LayoutRight, Spac
 }
 
 // A pass gives each index of its RangePolicy K elements, n/K apart (rounded up): on a GPU a thread
-// then has K loads of each buffer in flight, and each load is still coalesced across its warp.
-// With one 4-byte real a thread, H100 ran the single-precision passes at ~60% of its triad
-// (solve --profile, 32^4; double, 8 bytes a thread: 78-89%). On a CPU, one element an index keeps
-// every pass a plain stream.
+// then has K loads of each buffer in flight, and each load is still coalesced across its warp (one
+// 4-byte real a thread keeps too few bytes in flight: docs/history/HISTORY.md, "GPU: BLAS passes 16
+// bytes a thread"). On a CPU, one element an index keeps every pass a plain stream.
 template <class Real, class Space>
 inline constexpr int kGroup = std::is_same_v<Space, HostSpace> ? 1 : static_cast<int>(16 / sizeof(Real));
 
@@ -416,8 +415,8 @@ namespace blas_detail {
 //             element j is real_index(i) + 2 j m, one division an index (the GPU's naive left layout)
 //   Adjacent  (re, im) side by side (imag_offset() == 1: vnode, mrhs on the GPU): complex k is reals
 //             2k and 2k + 1
-// The index arithmetic held most of a GPU reduction's registers: single-precision dot 86 / 48 / 40
-// registers a thread, caxpby_norm2_dot 108 / 80 / 66 (ptxas, sm_90), and 25% / 62.5% / 75% occupancy.
+// The index arithmetic holds most of a GPU reduction's registers, and so its occupancy: each layout
+// gets the cheapest form that serves it.
 enum class ComplexIndex { General, Aligned, Adjacent };
 
 // f(std::integral_constant<ComplexIndex, I>{}) with I the way that serves layout c for groups of K.
@@ -502,9 +501,9 @@ DSLASH_INLINE_FUNCTION void add_norm2_dot(Real v_re, Real v_im, Real w_re, Real 
 // buffer, and so are their imaginary parts: up to 64 of one chunk of the layout (PackedComplex),
 // where a chunk holds a multiple of 8 (vnode's and mrhs's W lanes), with host-only lambdas. The
 // compiler vectorises a run (its sums through omp simd reductions: a fixed order for a build); one
-// complex number an index, through real_index, ran at a quarter of a real pass's bytes/s (HISTORY.md,
-// "The BLAS reductions, and the functor on the loop's stack"). Other layouts (naive's W = 1, narrow
-// SIMD) keep that path.
+// complex number an index, through real_index, is several times slower than a real pass
+// (docs/history/HISTORY.md, "The BLAS reductions, and the functor on the loop's stack"). Other
+// layouts (naive's W = 1, narrow SIMD) keep that path.
 struct ComplexRuns {
   static constexpr index_t kRun = 64;
   index_t chunk = 0, per_chunk = 1, count = 0;

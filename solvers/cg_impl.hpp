@@ -28,7 +28,7 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
     // Each norm comes from the pass that writes its vector, and x_s += alpha p waits for the pass
     // that updates p (blas.hpp): besides its four hops an iteration makes 8 passes over the vectors,
     // and the hops' epilogues read 2 more (14 passes where a kernel cannot fuse M's last one, 18
-    // unfused; DESIGN.md, "The epilogue in the kernel").
+    // unfused; docs/DESIGN.md, "The kernels", the epilogue).
     // The sums stay where the passes run (solvers/device_sums.hpp): alpha = gamma / ||M p||^2 and
     // beta = gamma_next / gamma are read by the passes that use them, and the host waits once an
     // iteration, for ||r||^2, which decides the stop and the reliable updates.

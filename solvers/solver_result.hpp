@@ -17,9 +17,8 @@ struct SolverParams {
   int max_iterations = 1000;
   // Reliable updates: the true residual is recomputed in the solve's precision whenever the
   // iterated one has fallen by this factor since the last recomputation (QUDA's delta). 0.01, not
-  // QUDA's customary 0.1: half the updates (5 against 10 to 1e-10) at the same iteration counts on
-  // random SU(3) fields from m = -1.0 to -1.6 (CGNR 48-153 iterations, BiCGStab 15-33, 16^4 and
-  // 32^4) and 1-2 more of 63-76 on the free field at m = 0.05 and 0.01 (docs/performance/HISTORY.md).
+  // QUDA's customary 0.1: half the updates at the same iteration counts on the fields tried
+  // (docs/history/HISTORY.md, "The GPU solver, session by session").
   double reliable_delta = 0.01;
   // Called after every iteration with the iteration number, the iterated ||r|| / ||b||, and whether
   // that iteration ended in a reliable update (the residual is then the recomputed one). Host code.
@@ -68,9 +67,8 @@ struct SolverResult {
 
 // Whether the residual of x recomputed with the reference operator in double confirms a solve that
 // its solver calls converged: within 100x the tolerance (a single-precision solve: or 1e-4, its
-// rounding). Far past it the solver's operator is not M, and x is a wrong answer: session 27's GPU
-// ranks, whose kernel was given its halo but left out the halo's hops, "converged" in 48 iterations
-// to an x with a reference residual of 1e-1.
+// rounding). Far past it the solver's operator is not M, and x is a wrong answer: a kernel given its
+// halo that leaves out the halo's hops still "converges", to an x with a reference residual of 1e-1.
 inline bool reference_confirms(double reference_residual, double tolerance, bool single_precision) {
   return reference_residual <= std::max(100 * tolerance, single_precision ? 1e-4 : 0.0);
 }

@@ -224,12 +224,11 @@ namespace eo_wilson_detail {
 // reals lie side by side component by component: the W lanes of an outer site (vnode: sites site_of_slot[o W
 // + l]) or of a block of right-hand sides (mrhs: right-hand sides b W + l of one site). On a CPU one
 // launch index is a whole group: the lanes' sources are found once, and the stores go in the
-// destination's order, a cache line at a time (a (site, right-hand side) an index, its 24 reals a line
-// apart each: 2.4-2.6x slower, VM, 16^3x32 vnode double <-> single). On a GPU one index is one lane,
-// so the threads of a warp store adjacent reals (a group an index: 0.25 ms for 32^4 vnode double ->
-// single on an H200, 0.6 TB/s), and a lane loads its 24 reals before it stores any: the compiler
-// cannot move a load past a store to a buffer that may be the same, and a load after each store
-// made vnode's fold of x_s into x 1.1x slower (0.161 against 0.144 ms; H200, 32^4 mixed CG).
+// destination's order, a cache line at a time (a (site, right-hand side) an index would store its 24
+// reals a line apart each). On a GPU one index is one lane, so the threads of a warp store adjacent
+// reals, and a lane loads its 24 reals before it stores any: the compiler cannot move a load past a
+// store to a buffer that may be the same (docs/history/HISTORY.md, "Layout conversions, and what a
+// 32^4 solve cannot shed").
 template <class Space, class Load, class Store>
 void for_each_real_pair(const char* label, const SpinorSlots& from, const SpinorSlots& to, index_t sites, int nrhs, const Load& load,
                         const Store& store, double* sum = nullptr) {

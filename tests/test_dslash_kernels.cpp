@@ -497,7 +497,7 @@ TEST(DslashKernelValidation, PrefetchLinksWhereTheCacheAndTheLinksSay) {
 // two z-neighbour planes) in half the cache, else index order.
 TEST(DslashKernelValidation, TeamBlockZFromTheCache) {
   // The 2-vCPU VM: mrhs single 32^4 (16 RHS), 16 x 32 sites of 1536 bytes a z-plane, 32 MiB of L3:
-  // 4 planes a block, the fastest there (docs/performance/HISTORY.md).
+  // 4 planes a block, the fastest there (docs/history/HISTORY.md).
   EXPECT_EQ(team_block_z_fitting(32, 16 * 32 * 1536, 32 << 20), 4);
   EXPECT_EQ(team_block_z_fitting(32, 16 * 32 * 1536, 0), 32) << "an unknown cache keeps index order";
   EXPECT_EQ(team_block_z_fitting(32, 16 * 32 * 1536, std::uint64_t{1} << 30), 32) << "the whole plane fits";

@@ -60,21 +60,18 @@ std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>
         if (y >= 0 && y <= extent[1]) c.insert({0, y, z, t});
   // Columns of a few whole z planes that run all of t: a site's t - 1 neighbour was read as a t + 1
   // neighbour two planes of the column earlier, and a thin column keeps it in the last-level cache
-  // where a whole-lattice plane does not. 2-core Zen 3, 32^4 mrhs single, 4 alternating rounds:
-  // 0.0.4.0 median 54 GFLOP/s (best 79) against range 46 (best 48); vnode, whose links dominate, no gain.
+  // where a whole-lattice plane does not (mrhs gains; vnode, whose links dominate, does not).
   for (index_t z : {index_t{2}, index_t{4}, index_t{8}})
     if (z < extent[2]) c.insert({0, 0, z, 0});
   // Whole-t columns of y x z blocks, 4 to 12 a side: a column's t-slice (x by y by z sites) small
   // enough for a core's own L2, so its t - 1 and z - 1 neighbours are still there when read again.
-  // mrhs at 48^4 reads each neighbour's 1.5 KiB from the L3 otherwise (a z-line is 1.7 MiB).
-  // Intel AVX-512 device, 16 threads, 48^4 mrhs single: 0.8.8.0 242-339 GFLOP/s, tuned 0.4.6.0
-  // 265-289, against 188-244 for the tuned team launch (docs/performance/HISTORY.md).
+  // mrhs at 48^4 reads each neighbour's 1.5 KiB from the L3 otherwise (a z-line is 1.7 MiB)
+  // (docs/history/HISTORY.md, "vnode's access pattern taken apart, and whole-t columns for mrhs").
   // The blocks of 4-6 a side also with t in blocks of 8 planes: dynamic threads take neighbouring
   // tiles at once, so a block's y and z halos are read while its neighbours still hold them (whole-t
   // columns drift apart in t), and one plane in 8 reads its t - 1 neighbours from afar (in 2 for
-  // 2-plane blocks). Intel AVX-512 device, 16 threads, 48^4 mrhs, three interleaved rounds: the tuner
-  // took one of these four in 6 of 6 runs; single 47-53% of roofline against 45-49%, double 56-59%
-  // against 55-58%, within the host's swing (docs/performance/HISTORY.md, session 40).
+  // 2-plane blocks). The tuner picks them for mrhs at 48^4 on the device host (docs/history/HISTORY.md,
+  // "mrhs at its own traffic's rate, and t in blocks of 8 planes").
   for (index_t y : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
     for (index_t z : {index_t{4}, index_t{6}, index_t{8}, index_t{12}})
       if (y < extent[1] && z < extent[2]) {
@@ -86,9 +83,8 @@ std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>
 }
 
 // Every candidate timed once, then the leading few again in interleaved rounds, which alone decide
-// among them: on a shared host a slow phase of a few seconds otherwise picks the winner (Intel
-// device, 48^4 mrhs single: the one-pass scan chose 0.1.2.2 at 143 ms, which then ran at 205-208
-// ms, where 0.8.8.0 had run at 165-174 ms).
+// among them: on a shared host a slow phase of a few seconds otherwise picks the winner, a shape
+// that then runs slower than others it beat once.
 TunedChoice choose_fastest(std::size_t candidates, const std::function<std::optional<double>(std::size_t)>& time) {
   struct Timed {
     std::size_t index;

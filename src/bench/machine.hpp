@@ -32,10 +32,10 @@ CacheInfo last_level_cache(int sharing = 1);  // choose_last_level_cache(read_ca
 // kTriads STREAM triads (streaming stores, read + written bytes, over triad_total_bytes(): metrics.hpp)
 // and kFmaLoops FMA loops per instruction set. The bench measures a round at the start and one after
 // every variant, and rates every variant against the best of the whole run. On a shared machine
-// both ceilings have slow phases that last seconds: one round at the start put the same 32^4 vnode
-// timings at 40-59% of roofline (2-core VM, three runs), and one FMA round read 51 GFLOP/s (double)
-// against the machine's 101. Rating each variant against the rounds around it overstated instead,
-// whenever those rounds caught a slow phase that the kernel missed (16^4 vnode: 71-74%).
+// both ceilings have slow phases that last seconds, so one round at the start can land in one and
+// rate the whole run against it; rating each variant against the rounds around it overstates instead,
+// whenever those rounds catch a slow phase that the kernel missed (docs/history/HISTORY.md,
+// "Ceilings measured in rounds through the run").
 //
 // On the GPU (on_device, a build with CUDA) the arrays are in device memory and each round adds a
 // BabelStream copy; the times come from CUDA events, and the FMA loop is SimdIsa::Simt's.

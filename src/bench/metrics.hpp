@@ -38,8 +38,8 @@ inline int rotating_sets(std::uint64_t llc, std::uint64_t link_bytes, std::uint6
 // A variant's calls are DRAM figures when what one call reads and writes (its links, one input and
 // one output set) is at least this many times the last-level cache. Rotating sets (above) take the
 // spinors out of the cache between calls, but every call reads the same links again, so only one
-// call's bytes count. Below it, part of every call is served from the cache: the 32^4 vnode single
-// run at 2.2x the device host's 300 MiB L3 read 101% of its DRAM roofline, the 48^4 run at 6.7x 60%.
+// call's bytes count. Below it, part of every call is served from the cache, and the rate can pass
+// the DRAM roofline (docs/PERFORMANCE.md, the device host CPU's 32^4 row).
 inline constexpr std::uint64_t kDramFootprintFactor = 4;
 
 // The smallest lattice of dims' shape family whose calls reach kDramFootprintFactor x llc, at

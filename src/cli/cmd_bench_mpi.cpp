@@ -86,7 +86,7 @@ nlohmann::json mpi_fields(const MpiResult& r) {
   for (const Stage& s : r.stages) stages.push_back({{"stage", s.name}, {"min_s", s.seconds.min}, {"median_s", s.seconds.median}, {"max_s", s.seconds.max}});
   return {{"gflops_per_rank", r.gflops_per_rank}, {"rank_gflops", r.rank_gflops}, {"comm_s", r.comm_s}, {"compute_s", r.compute_s},
           {"stages", stages},
-          // interleaved: control times_s[i] ran next to the decomposed call times_s[i] (before session 35, after all of them)
+          // interleaved: control times_s[i] ran next to the decomposed call times_s[i]
           {"control", {{"time_min_s", r.control_min}, {"time_median_s", r.control_median}, {"times_s", r.control_times},
                        {"gflops_per_rank", r.control_gflops_per_rank}, {"overhead", r.overhead}, {"interleaved", true}}},
           {"halo_transport", r.transport}, {"halo_complete", r.completion}, {"halo_bytes_per_rank", r.halo_bytes}, {"halo_bytes_expected", r.halo_bytes_expected}, {"halo_messages_per_rank", r.messages},
@@ -222,12 +222,9 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   };
   // The no-halo control: the single-process kernel on the same local lattice, periodic, every rank
   // at once, its calls interleaved with the decomposed ones (one of each in turn, which goes first
-  // alternating), so that both see the machine in the same state. Device host, 32^4 vnode range,
-  // seven interleaved rounds against the control timed after all the decomposed calls: the
-  // overhead's range over the rounds 8 x 2 single 7.9 points wide (was 10.9), double 7.1 (12.8),
-  // 2.2.2.1 single 6.6 (8.5), 2 x 8 single 4.8 (10.2). The decomposed call's rate reads 0.90-1.02x
-  // what it read back to back, where the L3 kept more of its links from call to call
-  // (docs/performance/HISTORY.md, session 35).
+  // alternating), so that both see the machine in the same state: a control timed after all the
+  // decomposed calls made the overhead swing with the host's slow phases (docs/history/HISTORY.md,
+  // "The no-halo control between the decomposed calls").
   DslashConfig control_cfg = r.cfg;
   control_cfg.halo = {};
   const DslashKernel<Real, Space> control(u, control_cfg);

@@ -61,8 +61,8 @@ std::string version_text() {
 
 int main(int argc, char** argv) {
 #if defined(DSLASH_HAVE_CUDA)
-  // CUDA loads a kernel at its first launch by default (lazy loading): a solve's first call of a
-  // Dslash kernel took up to 5.8 ms more (H200). Loaded when the context is made instead, so
+  // CUDA loads a kernel at its first launch by default (lazy loading), which a solve's first call
+  // of each Dslash kernel pays for. Loaded when the context is made instead, so
   // that timed regions time the work; a user's own CUDA_MODULE_LOADING wins.
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 #endif

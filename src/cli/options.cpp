@@ -229,7 +229,7 @@ void warn_if_oversubscribed(int threads) {
 }
 
 void warn_if_team_oversubscribes(int team_size, int threads) {
-  // 2 threads, vnode 8^4 team dispatch: 0.044 ms a call with teams of 2, 8.0 ms with teams of 3.
+  // A team wider than the threads waits at its barriers for threads that take turns on the cores.
   if (team_size > threads && mpi_world_rank() == 0)
     std::fprintf(stderr, "warning: --team-size %d is more than the %d OpenMP thread(s): a team's threads will take turns on the cores "
                          "and wait at its barriers, and the team launches will run many times slower (try --team-size %d or less)\n",

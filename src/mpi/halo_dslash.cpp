@@ -156,9 +156,8 @@ void HaloDslash<Real, Space>::for_each_split(const F& f) const {
 }
 
 // A CPU rank's projections write into the send buffer, or with a shared halo into the peers' buffers,
-// in one launch: a vector on an edge of the rank's block (2 or 3 faces) is read once. 8 ranks x 2
-// threads, 32^4 on 1.2.2.2: 2368 vector reads a call where one launch a direction made 3072, and
-// the projections took 192 us against 262 single, 408 against 487 double (14 interleaved rounds).
+// in one launch: a vector on an edge of the rank's block (2 or 3 faces) is read once, where one
+// launch a direction read it once a face (docs/history/HISTORY.md, "Every face in one launch").
 template <class Real, class Space>
 void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
   std::array<std::array<Real*, 2>, 4> to{};
@@ -445,11 +444,9 @@ struct HaloDslash<Real, Space>::Device {
   // Peer, where a warp's message stores coalesce: the projection writes the neighbour's buffer
   // itself, over NVLink (QUDA's remote write). vnode's message lanes come from neighbouring threads;
   // naive's messages are component-major on the GPU (FaceLanes::kItemsFastest), where item-major
-  // put its threads' stores 48 bytes apart and the remote projection took 25-31 us against 14-18.
-  // Two H200s, t split, three interleaved rounds: vnode 32^3 x 16 a GPU, single, best call 91.3-92.9
-  // us against 93.1-95.0 copying; naive at 16^3 x 16 a GPU 59.1-61.6 us against 69.0-71.9 (single),
-  // 63.6-68.7 against 74.0-78.8 (double), and at 32^3 x 16 no slower (the interior decides there).
-  // mrhs copies: writing remotely its projection took 76-78 us against 51-55, its call 3% longer.
+  // put its threads' stores 48 bytes apart. mrhs copies: its remote stores do not coalesce, and
+  // writing remotely was slower (docs/history/HISTORY.md, "Queued hops, and the projection writing
+  // the neighbour's buffer" and "Naive's messages component by component").
   bool remote_write = false;
   cuda::Stream faces, interior;  // faces at high priority
   // boundary_beside: the slabs t = 0 and T - 1, each on a stream of its own at high priority. Each
@@ -548,8 +545,8 @@ void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
 // messages are in place for the work a stream queues after arrive_on (the GPU waits for the
 // senders' copies); staged, the completion waits for the copy to the device. With the boundary
 // slabs beside the interior (`beside`: boundary_beside), the t faces complete on the faces stream
-// once their slabs are done, while the interior still runs (two H200s, 32^4, peer, three rounds:
-// overhead naive +11-18%, vnode +16-28%, against +16-24% and +20-29% after the interior). Otherwise the faces follow the interior on its
+// once their slabs are done, while the interior still runs, which takes them off the call's end
+// (docs/history/HISTORY.md, "GPU to GPU halos", item 10). Otherwise the faces follow the interior on its
 // own stream, direction by direction as in the serial call, so corners get the same bits.
 template <class Real, class Space>
 double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside, const XpayCall* epilogue) {

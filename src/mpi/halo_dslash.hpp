@@ -1,54 +1,21 @@
 #pragma once
-// HaloDslash<Real>: a DslashKernel on this rank's block of the lattice, with the hops that cross
-// to a neighbouring rank exchanged as spin-projected half spinors (kernels/dslash_faces.hpp)
-// through persistent requests on buffers allocated once (mpi/halo_exchange.hpp). One apply, in
-// stages that are each timed per call:
-//   project   the faces straight into the send buffer: a CPU rank's in one launch, each face vector
-//             read once however many faces it lies on (DslashFaces::project_all); a GPU's per direction
-//   post      MPI_Startall
-//   interior  the kernel on every site, the remote hops left out, while the halos travel (Progress)
-//   wait      MPI_Waitall
-//   complete  the boundary sites, per direction, straight from the receive buffer
-// Where the halo is in before the interior (the shared halo; MPI messages with None), a CPU rank
-// skips complete: its interior launch reads the received messages itself (HaloComplete::Auto,
-// DslashKernel::apply with a ReceivedHalo), so a boundary site is written once, streamed, and not
-// read back. Same bits as the separate complete.
-// CPU ranks move their halos one of three ways (CpuHalo):
-//   inputs  every neighbour on this node, the input from allocate_spinors(): nothing moves. The
-//           buffers live in MPI-3 shared-memory windows (mpi/shared_spinors.hpp) and the kernel reads
-//           each boundary hop's face vector straight from the neighbour's input, projecting it
-//           itself (ReceivedHalo::neighbour_in): no projection launch, no message to write and read
-//           back. A 0-byte notice each way says "my input is written" before the kernel and "done
-//           reading yours" after it. Same bits as shared. Device host, 32^4 vnode range, five
-//           interleaved rounds against shared, overhead medians: 8 x 2 1.2.2.2 single +7.4%
-//           (+12.8%), double +5.7% (+12.0%), 2.2.2.1 single +5.0% (+12.3%), double +5.8% (+11.9%),
-//           2 x 8 single +4.6% (+5.2%), double +3.7% (+5.3%). Any other input goes as shared
-//   shared  every neighbour on this node: the projections write straight into the neighbours'
-//           receive buffers, in an MPI-3 shared-memory window (mpi/shared_halo.hpp); MPI carries a
-//           0-byte notice per message, so nothing needs progress and the interior is one launch
-//   mpi     the messages through MPI. Open MPI moves them over shared memory and TCP only inside
-//           MPI calls, so overlap needs a progress strategy: Chunks cuts the interior into slabs of
-//           t with MPI_Testall between them; Thread has the master thread test while the other
-//           threads compute the interior (a nested team; MPI_THREAD_FUNNELED suffices, as only
-//           the master calls MPI).
-// None waits before the interior, either way.
-//
-// Space = CudaSpace (one GPU per rank, mpi/gpu_ranks.hpp): the same stages with the kernels on the
-// GPU, on two streams, the messages moved one of two ways (GpuHalo):
-//   faces stream (high priority)  project -> copy out: to the pinned host send buffer (staged), or
-//                                 straight into the neighbours' GPU receive buffers (peer, CUDA IPC:
-//                                 mpi/peer_halo.hpp; MPI carries a 0-byte notice)
-//   interior stream               the interior kernel, launched at once; it runs on the GPU while
-//                                 the host posts and waits (the overlap needs no progress strategy)
-//   host                          waits for the copy out, post, wait
-//   faces stream                  staged: copy the receive buffer to the device
-//   interior stream               complete, after the interior in stream order (staged: after the
-//                                 copy too); no launch waits on the other stream for the interior.
-//                                 Two H200s, 32^4 t split, peer: +21-24% single, +16.5-18% double,
-//                                 against +27-29% and +21-23% with the faces stream waiting for it
-// project, complete, the copies and the interior are timed by CUDA events (GPU time), post and wait
-// on the host; time_stages(false) leaves the events out. Off (Progress::None) launches the interior
-// after the wait; chunks and thread overlap.
+// HaloDslash<Real, Space>: a DslashKernel on this rank's block of the lattice, with the hops that
+// cross to a neighbouring rank exchanged as spin-projected half spinors (kernels/dslash_faces.hpp).
+// One apply runs in stages, each timed per call (HaloCallTimes):
+//   project -> post (MPI_Startall) -> interior (+ progress) -> wait (MPI_Waitall) -> complete
+// A CPU rank projects every face in one launch (DslashFaces::project_all), a GPU rank per direction.
+// Where the halo is in before the interior, a CPU rank's interior launch adds the remote hops itself
+// (HaloComplete::Auto, a ReceivedHalo), so a boundary site is written once; same bits as complete.
+// CPU ranks move their halos one of three ways (CpuHalo): inputs (the kernel reads each boundary
+// hop's face vector in the neighbour's input, in MPI-3 shared-memory windows, mpi/shared_spinors.hpp;
+// 0-byte notices before and after), shared (the projections write the neighbours' receive buffers in
+// a window, mpi/shared_halo.hpp) or mpi (messages, which Open MPI moves only inside MPI calls: hence
+// the progress strategies, Chunks and Thread). GPU ranks (Space = CudaSpace, mpi/gpu_ranks.hpp) run
+// the interior on a low-priority stream and the faces on a high-priority one, the messages staged
+// through pinned host buffers or written peer to peer (CUDA IPC, mpi/peer_halo.hpp); the completion
+// follows the interior in its stream, so no launch waits on the other stream for the interior.
+// Progress::None launches the interior after the wait. docs/DESIGN.md, "The halo", has the
+// timelines; docs/MPI.md the figures.
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -183,9 +150,9 @@ class HaloDslash {
   void reset_times() { times_.clear(); }
   // GPU ranks: whether an apply records its stages' CUDA events (on by default). Off, its times()
   // entry has the host's figures alone (call, post, wait, the host's timeline). The events are a
-  // dozen records and as many reads on the host's path of every call: two H200s, t split, single,
-  // best call without them naive 16^3 x 16 a GPU 37.5-42.4 us against 61.2-65.7, vnode 32^3 x 16
-  // 85.0-86.7 against 91.6-92.1. CPU ranks read host clocks, which cost nothing: always timed.
+  // dozen records and as many reads on the host's path of every call, which a small call feels
+  // (docs/history/HISTORY.md, "GPU ranks' calls without their timing events"). CPU ranks read host
+  // clocks, which cost nothing: always timed.
   void time_stages(bool on) { time_stages_ = on; }
 
  private:

@@ -13,16 +13,15 @@ HaloHopping<Real, Space>::HaloHopping(const ProcessGrid& grid, const GaugeField<
                                       HaloOptions options)
     : grid_(grid), progress_(progress) {
   // A solve's vectors in shared windows (--cpu-halo inputs) made its iterations no faster and its
-  // setup 70-90 ms longer (device host, 32^4 vnode, 8 x 2 and 2 x 8, three interleaved rounds,
-  // session 37): auto sends the messages through the shared window here.
+  // setup longer (docs/MPI.md): auto sends the messages through the shared window here.
   options.auto_on_node = CpuHalo::Shared;
   for (Subset out : {Subset::Even, Subset::Odd})
     for (bool dagger : {false, true}) {
       const std::size_t k = static_cast<std::size_t>((out == Subset::Even ? 0 : 2) + (dagger ? 1 : 0));
       halos_[k] = std::make_unique<HaloDslash<Real, Space>>(grid, local_u, LocalHopping<Real, Space>::with(config, out, dagger), options,
                                                             halos_[0].get());  // the first's buffers are every kernel's
-      // A solve's applies are timed as a whole: GPU ranks record no stage events (two H200s, CG
-      // vnode 32^4 mixed: 0.66-0.72 ms an iteration against 0.71-0.76 with them).
+      // A solve's applies are timed as a whole: GPU ranks record no stage events, which would cost
+      // every iteration (docs/history/HISTORY.md, "GPU ranks' calls without their timing events").
       halos_[k]->time_stages(false);
     }
 }

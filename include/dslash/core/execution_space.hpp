@@ -9,9 +9,8 @@ namespace dslash {
 // How a host backend hands out a parallel_for's work to its threads. Static: equal contiguous
 // shares, fixed in advance. Dynamic: in chunks, to whichever thread is free, so a core that runs
 // slow (a busy neighbour, its place on the mesh) does less of the work instead of holding up the
-// rest: on the 16-core Intel device host the threads of one static loop read memory at 1.0-1.7x
-// each other's time, and dynamic made vnode and mrhs at 48^4 1.3-1.5x faster
-// (docs/performance/HISTORY.md, "Work handed out as threads free up"). Default: the space's
+// rest; cores of one machine can differ that much at reading memory (docs/PERFORMANCE.md, device
+// host CPU; docs/history/HISTORY.md, "Work handed out as threads free up"). Default: the space's
 // setting (OpenMP::schedule()). Reductions follow it too, with a partial per chunk joined in chunk
 // order: the same thread count still gives bitwise the same sum.
 enum class Schedule { Default, Static, Dynamic };

@@ -42,10 +42,8 @@ T join_partials(const std::vector<T>& partials) {
 // kernels' RunArgs), else a reference. Behind a reference the compiler must assume that every store
 // of the loop may change the functor, and reloads its pointers and coefficients after each one; a
 // local copy it keeps in registers. The copy must sit in the function that holds the loop: passed on
-// by reference, it is behind a reference again. With reduce_span's partials: the solvers' norms
-// 2.5-3x faster on the 2-vCPU VM, the CG solve's epilogue hops 2-15% faster on the H200 host. For
-// parallel_for the same copy was no gain on that host (HISTORY.md, "The BLAS reductions"): range
-// launches lost 9-17% in the solve, MDRange tiles moved mrhs by -10..+30% and vnode by -14..+4%.
+// by reference, it is behind a reference again. parallel_for does not take the copy: it was no
+// gain there (docs/history/HISTORY.md, "The BLAS reductions, and the functor on the loop's stack").
 template <class F>
 using LocalFunctor = std::conditional_t<std::is_trivially_copyable_v<F>, const F, const F&>;
 

@@ -62,12 +62,10 @@ int max_block_threads(Kernel kernel) {
 
 // The block of a range launch of `kernel`, found once per kernel: of the sizes (whole warps, at
 // least `floor` threads) that keep the most of its threads resident on an SM, the smallest that an
-// SM holds at most 8 of. Few blocks an SM cost a heavy kernel: the occupancy calculator's choice,
-// the largest of the sizes that tie, gave a 128-register Dslash one 512-thread block an SM, and
-// each SM idled on its block's slowest warp before the next began (H200, 32^4 range, two rounds:
-// vnode single 3544-3579 -> 3888-3898 GFLOP/s with 64 threads, naive double 2813-2820 ->
-// 2962-2977, mrhs single 6581-6629 -> 7467-7471). Many blocks an SM cost a light one (64-thread
-// blocks made the solver's fill and conversion launches 1.2-2.3x slower): 8 an SM is 256 threads.
+// SM holds at most 8 of. Few blocks an SM cost a heavy kernel (the occupancy calculator's choice,
+// the largest of the sizes that tie, left each SM idle on its one block's slowest warp); many cost a
+// light one, the solver's fills and conversions (docs/history/HISTORY.md, "Launch blocks that an SM
+// holds several of").
 struct ResidentBlock {
   int threads = 0;  // a block
   int per_sm = 0;   // blocks an SM holds
@@ -99,8 +97,7 @@ int range_launch_rows(Kernel kernel, int vector_length) {
 
 // Rows of a tile launch of `kernel`: a block a tile, so the tiles set the blocks, and a smaller
 // block is less work in flight: the occupancy calculator's choice, the largest block of the most
-// resident threads (with 64-thread blocks vnode's default tiles, 256 of them at 32^4, ran at
-// 1999 GFLOP/s single on the H200, where range ran at 3846).
+// resident threads.
 template <class Kernel>
 int tile_launch_rows(Kernel kernel, int vector_length) {
   static const int block = [&] {
@@ -157,7 +154,7 @@ __global__ void mdrange_for(F f, MDRangePolicy<Rank, Cuda> p) {
 
 // Where a reduction's blocks leave their sums: one partial per block, the count of blocks done, and
 // the total: in page-locked host memory that the device writes through its mapping (one launch a
-// reduction: no join kernel, no copy back; 2-8 us a call less, H200 solve --profile), or for a
+// reduction: no join kernel, no copy back), or for a
 // reduction into memory (ReduceInto) in device memory, and its host copy where one is asked for.
 template <class T>
 struct ReduceTarget {
@@ -246,8 +243,8 @@ __global__ void mdrange_reduce(F f, MDRangePolicy<Rank, Cuda> p, ReduceTarget<T>
 // is in (ReduceInto) may still be running when the thread launches one on another stream. Freed when
 // its cuda::Stream ends on that thread (cudaFree waits for the device), else at the thread's exit.
 // Each starts at a size that every reduction of the solvers fits (1 MiB holds 24-byte partials of
-// 43 K blocks): regrown for a wider sum type, the free and page-locked allocation stalled a solve
-// 1.5-2.3 ms.
+// 43 K blocks): regrowing it for a wider sum type would stall a solve on the free and the
+// page-locked allocation.
 class ReduceScratch {
  public:
   static constexpr std::size_t kDeviceBytes = std::size_t{1} << 20, kHostBytes = 4096;
@@ -374,9 +371,8 @@ template <class T, class F, class Finish>
 void reduction(const RangePolicy<Cuda>& p, const F& f, const Finish& finish) {
   const index_t n = p.end() - p.begin();
   // Blocks of at least 256 threads (a partial each, which the last block joins), as many as the
-  // GPU holds at once: before, as many as would fit at full occupancy, which a Dslash with its sum
-  // (CG's fused last pass) ran in four waves. H200 solves, 32^4, two rounds, with the range rule
-  // above: vnode CG double 0.0756-0.0760 -> 0.0732-0.0733 s, naive CG double 0.0667-0.0669 -> 0.0639-0.0647.
+  // GPU holds at once, so a Dslash with its sum (CG's fused last pass) runs in one wave, not as
+  // many as full occupancy would need (docs/history/HISTORY.md, "Launch blocks that an SM holds several of").
   static const ResidentBlock shape = resident_block(range_reduce<T, F>, kRangeThreads);
   static const index_t resident = static_cast<index_t>(shape.per_sm) * Cuda::multiprocessors();
   const int rows = std::max(1, shape.threads / p.vector_length());
