@@ -133,7 +133,7 @@ $py "$scripts/results.py" --help > help.txt || fail "results.py --help failed"
 grep -q "^usage: results.py" help.txt && grep -q "^exit status:" help.txt || fail "results.py --help: $(cat help.txt)"
 $py "$scripts/results.py" sweep.json > rows.txt || fail "results.py sweep.json failed"
 [ "$(grep -c "GFLOP/s" rows.txt)" -eq 12 ] || fail "results.py listed $(grep -c "GFLOP/s" rows.txt) rows, expected 12: $(cat rows.txt)"
-for s in compare results plot sweep ab; do
+for s in compare results plot sweep scaling ab; do
   $py "$scripts/$s.py" --help > help.txt || fail "$s.py --help failed"
   grep -q "^  2  bad input" help.txt || fail "$s.py --help does not give the exit codes"
 done
