@@ -15,17 +15,23 @@ for one side (e.g. --args-a "--halo-complete faces": one build, two of its own o
 summary, printed and in --out, gives per variant the median and range over the rounds of each
 side's GFLOP/s and their ratio B/A; for runs over MPI also the overhead against the bench's no-halo
 control and the median of each stage.
+
+Without --keep the runs' JSON files live in a temporary directory, removed on every exit: success,
+error, Ctrl-C or SIGTERM (a run in progress is stopped first). Exit status 2, with one line on
+stderr, for bad arguments, an --out that cannot be written (checked before the first round) or a
+bench command dslash refuses; 3 when a run fails otherwise (exitcodes.py).
 """
 import argparse
+import contextlib
 import json
 import os
 import shlex
 import statistics
-import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exitcodes import BAD_INPUT, RUN_FAILED, BadInput, Parser, RunFailed, check_writable, failed_run, run_script, run_command  # noqa: E402
 from results import load_rows, variant_key  # noqa: E402
 
 
@@ -34,7 +40,7 @@ def env_pairs(items, flag):
     for item in items:
         name, sep, value = item.partition("=")
         if not sep or not name:
-            sys.exit(f"error: {flag} '{item}': expected VAR=VALUE")
+            raise BadInput(f"{flag} '{item}': expected VAR=VALUE")
         pairs[name] = value
     return pairs
 
@@ -45,10 +51,11 @@ def run_side(side, binary, env, extra, launcher, bench_args, json_path):
         for name in env:
             command += ["-x", name]
     command += [binary] + bench_args + extra + ["--json", json_path]
-    result = subprocess.run(command, env={**os.environ, **env}, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    result = run_command(command, env={**os.environ, **env})
     if result.returncode != 0:
-        last = (result.stderr.strip().splitlines() or ["(no message)"])[-1]
-        sys.exit(f"error: side {side} exited {result.returncode}: {last}\n  command: {shlex.join(command)}")
+        raise failed_run(f"side {side}", command, result.returncode, result.stderr)
+    if not os.path.isfile(json_path):
+        raise RunFailed(f"side {side} exited 0 but wrote no JSON (command: {shlex.join(command)})")
 
 
 def pair_key(row):
@@ -71,7 +78,7 @@ def spread(values):
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(__doc__, codes=(BAD_INPUT, RUN_FAILED), flag_strings=("--mpirun", "--args-a", "--args-b"))
     p.add_argument("--a", required=True, help="dslash binary of side A")
     p.add_argument("--b", help="dslash binary of side B (default: A's, with --env-b making the difference)")
     p.add_argument("--env-a", action="append", default=[], metavar="VAR=VALUE")
@@ -81,41 +88,49 @@ def main():
     p.add_argument("--rounds", type=int, default=3, help="interleaved rounds (default 3)")
     p.add_argument("--mpirun", default="", help="launcher prefix, e.g. 'mpirun -np 8 --map-by slot:PE=2 --bind-to core'")
     p.add_argument("--out", help="write the runs and the summary as JSON")
-    p.add_argument("--keep", help="keep each run's bench JSON in this folder")
+    p.add_argument("--keep", help="keep each run's bench JSON in this folder (default: a temporary one, removed at the end)")
     p.add_argument("bench", nargs=argparse.REMAINDER, help="-- then the dslash arguments: bench ...")
     a = p.parse_args()
     bench_args = a.bench[1:] if a.bench[:1] == ["--"] else a.bench
     if not bench_args or bench_args[0] != "bench":
-        sys.exit("error: give the bench command after --, e.g. -- bench --lattice 16x16x16x16")
+        raise BadInput("give the bench command after --, e.g. -- bench --lattice 16x16x16x16")
     # Each side: its binary, its environment and its own dslash arguments.
     sides = {"A": (a.a, env_pairs(a.env_a, "--env-a"), shlex.split(a.args_a)),
              "B": (a.b or a.a, env_pairs(a.env_b, "--env-b"), shlex.split(a.args_b))}
     if any(w == "--json" or w.startswith("--json=") for w in bench_args + sides["A"][2] + sides["B"][2]):
-        sys.exit("error: leave --json out of the bench command: ab.py writes one a run")
+        raise BadInput("leave --json out of the bench command: ab.py writes one a run")
     if a.rounds < 1:
-        sys.exit(f"error: --rounds {a.rounds}: expected 1 or more")
+        raise BadInput(f"--rounds {a.rounds}: expected 1 or more")
     if a.b is None and sides["A"][1:] == sides["B"][1:]:
-        sys.exit("error: A and B are the same binary with the same environment and arguments: give --b, --env-a/--env-b or --args-a/--args-b")
+        raise BadInput("A and B are the same binary with the same environment and arguments: give --b, --env-a/--env-b or --args-a/--args-b")
     for side, (binary, _, _) in sides.items():
         if not (os.path.isfile(binary) and os.access(binary, os.X_OK)):
-            sys.exit(f"error: side {side}: '{binary}' is not an executable file")
+            raise BadInput(f"side {side}: '{binary}' is not an executable file")
     if a.out:
-        out_dir = os.path.dirname(os.path.abspath(a.out))
-        if not os.path.isdir(out_dir):
-            sys.exit(f"error: --out: directory '{out_dir}' does not exist")
-    keep = a.keep or tempfile.mkdtemp(prefix="dslash_ab_")
-    os.makedirs(keep, exist_ok=True)
+        check_writable(a.out, "--out")
+    if a.keep and os.path.exists(a.keep) and not os.path.isdir(a.keep):
+        raise BadInput(f"--keep '{a.keep}': not a directory")
     launcher = shlex.split(a.mpirun)
 
     runs = []  # (round, side, variant key, figures)
-    for k in range(1, a.rounds + 1):
-        for side in ("A", "B") if k % 2 else ("B", "A"):
-            binary, env, extra = sides[side]
-            path = os.path.join(keep, f"r{k}_{side}.json")
-            run_side(side, binary, env, extra, launcher, bench_args, path)
-            for row in load_rows(path):
-                runs.append((k, side, pair_key(row), figures(row)))
-            print(f"[round {k}/{a.rounds}] {side} done", file=sys.stderr, flush=True)
+    with contextlib.ExitStack() as stack:
+        if a.keep:
+            os.makedirs(a.keep, exist_ok=True)
+            keep = a.keep
+        else:  # removed however the rounds end
+            keep = stack.enter_context(tempfile.TemporaryDirectory(prefix="dslash_ab_"))
+        for k in range(1, a.rounds + 1):
+            for side in ("A", "B") if k % 2 else ("B", "A"):
+                binary, env, extra = sides[side]
+                path = os.path.join(keep, f"r{k}_{side}.json")
+                run_side(side, binary, env, extra, launcher, bench_args, path)
+                try:
+                    rows = load_rows(path)
+                except BadInput as e:  # dslash's own output, not this script's input
+                    raise RunFailed(f"side {side}: {e}") from None
+                for row in rows:
+                    runs.append((k, side, pair_key(row), figures(row)))
+                print(f"[round {k}/{a.rounds}] {side} done", file=sys.stderr, flush=True)
 
     summary = []
     for key in dict.fromkeys(r[2] for r in runs):
@@ -155,4 +170,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -5,9 +5,10 @@
 
 Writes gflops_vs_volume_<prec>.png (GFLOP/s against lattice volume per kernel x dispatch, with each
 kernel's roofline dashed) and variants_<lattice>_<prec>.png (a bar chart of every variant at the
-largest lattice, its roofline marked).
+largest lattice, its roofline marked). Exit status 2, with one line on stderr, when the file is
+missing, unreadable or not a bench result, holds nothing to plot, or --outdir cannot be made
+(exitcodes.py).
 """
-import argparse
 import os
 import sys
 
@@ -17,6 +18,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exitcodes import BAD_INPUT, BadInput, Parser, run_script  # noqa: E402
 from results import load_rows  # noqa: E402
 
 COLOURS = {"naive": "tab:blue", "mrhs": "tab:orange", "vnode": "tab:green"}
@@ -24,17 +26,26 @@ STYLES = {"range": "-o", "team": "--s", "mdrange": ":^"}
 
 
 def main():
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("results")
-    p.add_argument("--outdir", default=".")
+    p = Parser(__doc__, codes=(BAD_INPUT,))
+    p.add_argument("results", help="bench JSON (dslash bench --json, or sweep.py --out)")
+    p.add_argument("--outdir", default=".", help="where the PNGs go (made if missing; default .)")
     p.add_argument("--threads", type=int, help="plot only runs with this many threads")
     a = p.parse_args()
     rows = load_rows(a.results)
     if a.threads:
         rows = [r for r in rows if r["threads"] == a.threads]
     if not rows:
-        sys.exit("error: no results to plot")
-    os.makedirs(a.outdir, exist_ok=True)
+        raise BadInput(f"'{a.results}': no results to plot" + (f" with --threads {a.threads}" if a.threads else ""))
+    for field in ("roofline_gflops", "percent_of_roofline"):
+        lacking = [r for r in rows if not isinstance(r.get(field), (int, float))]
+        if lacking:
+            raise BadInput(f"'{a.results}': {lacking[0]['kernel']} {lacking[0]['dispatch']} has no {field} to plot")
+    try:
+        os.makedirs(a.outdir, exist_ok=True)
+    except OSError as e:
+        raise BadInput(f"--outdir '{a.outdir}': {e.strerror}") from None
+    if not os.access(a.outdir, os.W_OK):
+        raise BadInput(f"--outdir '{a.outdir}': not writable")
     written = []
     for prec in sorted({r["prec"] for r in rows}):
         sel = [r for r in rows if r["prec"] == prec]
@@ -83,4 +94,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

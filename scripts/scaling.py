@@ -13,32 +13,81 @@ Rank counts become grids by doubling t, z, y, x in turn (2 -> 1.1.1.2, 8 -> 1.2.
 them instead. Each point keeps the bench's whole JSON (meta, ceilings, results, skipped) under "run".
 halo share: 1 - control call / decomposed call, where the control is the same local lattice with no
 halo on every rank at once (the bench runs it); comm share: the comm stages / the decomposed call.
+
+--mpirun-flags and --bench each take one string of flags, a single flag included
+(--mpirun-flags --report-bindings). With Open MPI's mpirun (told by `mpirun --version`) two flags
+are added where needed, each said on stderr and kept in every point's "command":
+--allow-run-as-root when running as root (Open MPI refuses root otherwise; not when --mpirun-flags
+has it or OMPI_ALLOW_RUN_AS_ROOT and OMPI_ALLOW_RUN_AS_ROOT_CONFIRM are set), and --oversubscribe
+for a point with more ranks than this process's physical cores (Open MPI's slots; not when
+--mpirun-flags or OMPI_MCA_rmaps_base_oversubscribe already oversubscribe). Flags that bind several
+cores to a rank (--map-by slot:PE=2) need --oversubscribe named by hand once ranks x cores exceed
+the cores.
+
+Exit status 2, with one line on stderr, for bad arguments, an --out or --plot that cannot be
+written (checked before the first run), an mpirun that is not there or bench flags dslash refuses;
+3 when a run fails otherwise, with the line mpirun or dslash gave as the reason (not its banner).
 """
-import argparse
 import json
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exitcodes import BAD_INPUT, RUN_FAILED, BadInput, Parser, RunFailed, check_writable, failed_run, run_script, run_command  # noqa: E402
 
 
 def parse_extents(text):
     parts = text.replace(".", "x").split("x")
     if len(parts) != 4 or not all(p.isdigit() and int(p) > 0 for p in parts):
-        sys.exit(f"error: '{text}' is not four positive extents a.b.c.d")
+        raise BadInput(f"'{text}' is not four positive extents a.b.c.d")
     return [int(p) for p in parts]
 
 
 def grid_for(ranks):
     """Ranks (a power of two) as a grid that doubles t, z, y, x in turn."""
     if ranks < 1 or ranks & (ranks - 1):
-        sys.exit(f"error: {ranks} ranks: --ranks takes powers of two (name other grids with --grids)")
+        raise BadInput(f"{ranks} ranks: --ranks takes powers of two (name other grids with --grids)")
     grid, mu = [1, 1, 1, 1], 3
     while grid[0] * grid[1] * grid[2] * grid[3] < ranks:
         grid[mu] *= 2
         mu = (mu - 1) % 4
     return grid
+
+
+def physical_cores():
+    """The physical cores this process may run on: the slots Open MPI counts by default."""
+    cores = set()
+    for cpu in os.sched_getaffinity(0):
+        topology = f"/sys/devices/system/cpu/cpu{cpu}/topology/"
+        try:
+            with open(topology + "physical_package_id") as f, open(topology + "core_id") as g:
+                cores.add((f.read().strip(), g.read().strip()))
+        except OSError:
+            cores.add(("cpu", cpu))
+    return len(cores) or os.cpu_count() or 1
+
+
+def is_open_mpi(mpirun):
+    """Whether the launcher is Open MPI's (its --version names it), the one these flags are for."""
+    r = run_command([mpirun, "--version"], stdout=subprocess.PIPE)
+    return "Open MPI" in r.stdout + r.stderr or "OpenRTE" in r.stdout + r.stderr
+
+
+def launcher_flags(open_mpi, flags, ranks, cores, as_root, env):
+    """The flags added to mpirun's own for a point of `ranks` ranks, and why: see the docstring."""
+    added = []
+    if not open_mpi:
+        return added
+    if as_root and "--allow-run-as-root" not in flags and not (env.get("OMPI_ALLOW_RUN_AS_ROOT") and env.get("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM")):
+        added.append(("--allow-run-as-root", "running as root"))
+    oversubscribed = any("oversubscribe" in f.lower() for f in flags) or env.get("OMPI_MCA_rmaps_base_oversubscribe", "") not in ("", "0", "false")
+    if ranks > cores and not oversubscribed:
+        added.append(("--oversubscribe", f"{ranks} ranks on {cores} physical core(s)"))
+    return added
 
 
 def text(extents, sep):
@@ -103,7 +152,7 @@ def plot(points, mode, path):
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(__doc__, codes=(BAD_INPUT, RUN_FAILED), flag_strings=("--mpirun-flags", "--bench"))
     p.add_argument("--dslash", default=os.path.join(here, "..", "build", "release", "src", "cli", "dslash"))
     p.add_argument("--mpirun", default="mpirun")
     p.add_argument("--mpirun-flags", default="", help="binding and environment flags for mpirun, one string")
@@ -117,11 +166,20 @@ def main():
     p.add_argument("--out", required=True, help="combined JSON file")
     p.add_argument("--plot", help="PNG: per-rank rate and halo share against ranks")
     a = p.parse_args()
-    if not os.access(a.dslash, os.X_OK):
-        sys.exit(f"error: {a.dslash} is not an executable dslash binary (build first, or pass --dslash)")
+    if not (os.path.isfile(a.dslash) and os.access(a.dslash, os.X_OK)):
+        raise BadInput(f"{a.dslash} is not an executable dslash binary (build first, or pass --dslash)")
     if (a.mode == "weak") != bool(a.local) or (a.mode == "strong") != bool(a.lattice):
-        sys.exit("error: --mode weak takes --local, --mode strong takes --lattice")
+        raise BadInput("--mode weak takes --local, --mode strong takes --lattice")
     grids = [grid_for(n) for n in a.ranks] if a.ranks else [parse_extents(t) for t in a.grids]
+    parse_extents(a.local or a.lattice)
+    check_writable(a.out, "--out")
+    if a.plot:
+        check_writable(a.plot, "--plot")
+    mpirun = shutil.which(a.mpirun)
+    if mpirun is None:
+        raise BadInput(f"--mpirun '{a.mpirun}': no such program")
+    flags = shlex.split(a.mpirun_flags)
+    open_mpi, cores, as_root = is_open_mpi(mpirun), physical_cores(), os.geteuid() == 0
 
     points = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,16 +188,24 @@ def main():
             lattice = [l * g for l, g in zip(parse_extents(a.local), grid)] if a.mode == "weak" else parse_extents(a.lattice)
             print(f"[{n}/{len(grids)}] {ranks} rank(s), grid {text(grid, '.')}, lattice {text(lattice, 'x')}", file=sys.stderr, flush=True)
             out = os.path.join(tmp, f"run{n}.json")
-            cmd = ([a.mpirun, "-np", str(ranks)] + shlex.split(a.mpirun_flags) +
+            added = launcher_flags(open_mpi, flags, ranks, cores, as_root, os.environ)
+            for flag, why in added:
+                print(f"  mpirun {flag}: {why}", file=sys.stderr, flush=True)
+            cmd = ([a.mpirun, "-np", str(ranks)] + [f for f, _ in added] + flags +
                    [a.dslash, "bench", "--lattice", text(lattice, "x"), "--mpi", text(grid, "."), "--json", out] + shlex.split(a.bench))
-            r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            r = run_command(cmd)
             if r.returncode != 0:
-                last = r.stderr.strip().splitlines()[-1] if r.stderr.strip() else f"exit {r.returncode}"
-                sys.exit(f"error: {shlex.join(cmd)} failed: {last}")
-            with open(out) as f:
-                run = json.load(f)
+                error = failed_run("mpirun", cmd, r.returncode, r.stderr)
+                if "as root" in r.stderr and "--allow-run-as-root" not in cmd:
+                    error.args = (error.args[0] + "; Open MPI refuses root without --mpirun-flags --allow-run-as-root",)
+                raise error
+            try:
+                with open(out) as f:
+                    bench_run = json.load(f)
+            except (OSError, ValueError) as e:
+                raise RunFailed(f"mpirun exited 0 but dslash bench wrote no readable JSON ({e}): {shlex.join(cmd)}") from None
             points.append({"ranks": ranks, "grid": text(grid, "."), "lattice": text(lattice, "x"), "command": shlex.join(cmd),
-                           "figures": point(grid, run), "run": run})
+                           "figures": point(grid, bench_run), "run": bench_run})
 
     with open(a.out, "w") as f:
         json.dump({"mode": a.mode, "points": points}, f, indent=1)
@@ -154,4 +220,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

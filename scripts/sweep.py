@@ -5,14 +5,19 @@
         --threads 1 2 --out sweep.json --csv sweep.csv
 
 Each run's JSON (meta, ceilings, results) is kept whole under "runs"; progress goes to stderr.
+Exit status 2, with one line on stderr, for a bad argument, an --out or --csv that cannot be written
+(checked before the first run) or flags dslash bench refuses (--extra, a lattice); 3 when a run
+fails otherwise; each run's JSON lives in a temporary directory, removed on every exit, Ctrl-C
+included (exitcodes.py).
 """
-import argparse
 import csv
 import json
 import os
-import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from exitcodes import BAD_INPUT, RUN_FAILED, BadInput, Parser, RunFailed, check_writable, failed_run, run_script, run_command  # noqa: E402
 
 FIELDS = ["kernel", "dispatch", "prec", "simd", "nrhs", "lattice", "parity", "dagger", "layout", "compress", "tile", "threads",
           "gflops", "gbytes_model", "roofline_gflops", "percent_of_roofline", "time_min_s", "time_median_s", "time_max_s"]
@@ -20,7 +25,7 @@ FIELDS = ["kernel", "dispatch", "prec", "simd", "nrhs", "lattice", "parity", "da
 
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = Parser(__doc__, codes=(BAD_INPUT, RUN_FAILED), flag_strings=("--extra",))
     p.add_argument("--dslash", default=os.path.join(here, "..", "build", "release", "src", "cli", "dslash"))
     p.add_argument("--lattices", nargs="+", default=["8x8x8x8", "16x16x16x16", "24x24x24x24", "32x32x32x32"])
     p.add_argument("--prec", nargs="+", default=["single", "double"], choices=["single", "double"])
@@ -32,8 +37,13 @@ def main():
     p.add_argument("--out", required=True, help="combined JSON file")
     p.add_argument("--csv", help="also write one CSV row per result")
     a = p.parse_args()
-    if not os.access(a.dslash, os.X_OK):
-        sys.exit(f"error: {a.dslash} is not an executable dslash binary (build first, or pass --dslash)")
+    if not (os.path.isfile(a.dslash) and os.access(a.dslash, os.X_OK)):
+        raise BadInput(f"{a.dslash} is not an executable dslash binary (build first, or pass --dslash)")
+    if a.iters < 1 or any(th < 0 for th in a.threads):
+        raise BadInput("--iters takes 1 or more, --threads 0 (the default count) or more")
+    check_writable(a.out, "--out")
+    if a.csv:
+        check_writable(a.csv, "--csv")
 
     combos = [(lat, prec, th) for lat in a.lattices for prec in a.prec for th in a.threads]
     runs = []
@@ -45,11 +55,14 @@ def main():
                    "--iters", str(a.iters), "--json", out] + a.extra.split()
             if th:
                 cmd += ["--threads", str(th)]
-            r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            r = run_command(cmd)
             if r.returncode != 0:
-                sys.exit(f"error: {' '.join(cmd)} failed: {r.stderr.strip().splitlines()[-1] if r.stderr.strip() else r.returncode}")
-            with open(out) as f:
-                runs.append(json.load(f))
+                raise failed_run("dslash bench", cmd, r.returncode, r.stderr)
+            try:
+                with open(out) as f:
+                    runs.append(json.load(f))
+            except (OSError, ValueError) as e:
+                raise RunFailed(f"dslash bench wrote no readable JSON ({e}): {' '.join(cmd)}") from None
 
     with open(a.out, "w") as f:
         json.dump({"runs": runs}, f, indent=1)
@@ -68,4 +81,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    run_script(main)

@@ -218,5 +218,31 @@ TEST(AtomicFile, SameFileComparesDevicesAndInodesNotNames) {
   EXPECT_FALSE(io::same_file(dir.file("new"), dir.file("a")));
 }
 
+// The scratch directory every file test writes in: one directory straight under the temporary folder
+// even for a parameterised test, whose suite and test names hold '/' ("Named/TempDirOfAParameterisedTest"),
+// and gone, with what was written in it, once the TempDir is.
+class TempDirOfAParameterisedTest : public ::testing::TestWithParam<int> {};
+
+TEST_P(TempDirOfAParameterisedTest, IsOneDirectoryUnderTheTemporaryFolderAndIsRemovedAfter) {
+  fs::path where;
+  {
+    test::TempDir dir;
+    where = dir.path();
+    ASSERT_TRUE(fs::is_directory(where)) << where;
+    EXPECT_TRUE(fs::equivalent(where.parent_path(), fs::temp_directory_path())) << where;
+    EXPECT_TRUE(where.filename().string().starts_with("dslash_test_Named_TempDirOfAParameterisedTest_")) << where;
+    write_through(dir.file("written"), "x");
+    fs::create_directories(where / "sub" / "deeper");
+  }
+  EXPECT_FALSE(fs::exists(where)) << where;
+}
+
+INSTANTIATE_TEST_SUITE_P(Named, TempDirOfAParameterisedTest, ::testing::Values(1, 2));
+
+TEST(TempDir, NamesHoldOnlyLettersDigitsUnderscoresAndDashes) {
+  EXPECT_EQ(test::TempDir::sanitised_name("AllFormats/NerscRoundTrip_ReadsBack/two-row double.le"),
+            "dslash_test_AllFormats_NerscRoundTrip_ReadsBack_two-row_double_le");
+}
+
 }  // namespace
 }  // namespace dslash

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -67,20 +68,39 @@ std::vector<SpinorField<Real>> empty_fields(const Geometry& g, Subset subset, in
   return v;
 }
 
-// A per-test scratch directory, removed afterwards.
+// A per-test scratch directory, removed when it goes out of scope (a failed ASSERT included). One
+// directory straight under the temporary folder ($TMPDIR, else /tmp): the test's names, which hold
+// '/' in a parameterised test ("AllFormats/NerscRoundTrip"), are sanitised to letters, digits, '_'
+// and '-', so no parent directory is made that the removal would leave behind.
 class TempDir {
  public:
   TempDir() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::string name = "dslash_test_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" + std::to_string(::getpid());
-    // One directory: a parameterised test's names hold '/', which would leave the parents behind.
-    std::replace(name.begin(), name.end(), '/', '_');
-    path_ = std::filesystem::temp_directory_path() / name;
+    path_ = std::filesystem::temp_directory_path() /
+            sanitised_name(std::string(info->test_suite_name()) + "_" + info->name() + "_" + std::to_string(::getpid()));
     std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
+    std::filesystem::create_directory(path_);
   }
-  ~TempDir() { std::filesystem::remove_all(path_); }
+  // Not copyable: a copy's destructor would remove the directory under the original.
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  // Never throws (a throwing destructor would terminate the suite): a directory it cannot remove
+  // is reported as a test failure instead.
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+    if (ec) ADD_FAILURE() << "could not remove " << path_ << ": " << ec.message();
+  }
   std::string file(const std::string& name) const { return (path_ / name).string(); }
+  const std::filesystem::path& path() const { return path_; }
+
+  // "dslash_test_" + the name, every character but a letter, digit, '_' or '-' made '_'.
+  static std::string sanitised_name(std::string name) {
+    for (char& c : name) {
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-')) c = '_';
+    }
+    return "dslash_test_" + name;
+  }
 
  private:
   std::filesystem::path path_;

@@ -348,6 +348,15 @@ TEST(DistributedNersc, ReadScatterGatherWriteIsExact) {
   MPI_Bcast(&stamp, 1, MPI_INT, 0, MPI_COMM_WORLD);
   const auto dir = std::filesystem::temp_directory_path() / ("dslash_mpi_nersc_" + std::to_string(stamp));
   const std::string one = (dir / "one.nersc").string(), many = (dir / "many.nersc").string();
+  // Rank 0 made the directory and removes it however the test ends, a throw or a failed ASSERT included.
+  struct RemovedOnRank0 {
+    std::filesystem::path dir;
+    bool rank0;
+    ~RemovedOnRank0() {
+      std::error_code ec;
+      if (rank0) std::filesystem::remove_all(dir, ec);
+    }
+  } const removed{dir, grid.rank() == 0};
   if (grid.rank() == 0) {
     std::filesystem::create_directories(dir);
     io::write_nersc(one, f.u);
@@ -371,7 +380,6 @@ TEST(DistributedNersc, ReadScatterGatherWriteIsExact) {
       return std::string(std::istreambuf_iterator<char>(in), {});
     };
     EXPECT_EQ(bytes(one), bytes(many));
-    std::filesystem::remove_all(dir);
   }
   // A missing file is rank 0's problem and every rank's error.
   EXPECT_THROW(read_nersc<double>(grid, (dir / "missing.nersc").string()), CollectiveError);
