@@ -120,9 +120,12 @@ assert abs(r["roofline_gflops"] - roof) < 1e-9 * roof, (r["roofline_gflops"], ro
 rows = list(csv.DictReader(open("r8.csv")))
 assert len(rows) == 1 and rows[0]["compress"] == "8" and rows[0]["tile_source"] == "tuned", rows
 PY
+# A DSLASH_TUNE_CACHE that is not a tune cache is reported in one line and never written.
 printf 'not a cache at all\n' > tune.tsv
 "$dslash" bench "${small[@]}" --kernel naive --dispatch team --team-size auto > /dev/null 2> err.txt || fail "foreign cache was fatal"
-grep -q "ignoring it" err.txt || fail "foreign cache not reported"
+[ "$(grep -c "is not a '# dslash tune cache v1' file: leaving it as it is and running without a tune cache" err.txt)" -eq 1 ] \
+  || fail "foreign cache not reported in one line: $(cat err.txt)"
+[ "$(cat tune.tsv)" = "not a cache at all" ] || fail "a foreign DSLASH_TUNE_CACHE was overwritten: $(head -3 tune.tsv)"
 
 # Bad flags: exit 2, one line (so no ceilings were measured first), saying what is wrong. (Each
 # option given once: CLI11 refuses a repeated one, which would hide the error under test.)

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <stdexcept>
@@ -227,6 +229,37 @@ TEST(ByteModel, TheTuneCacheKeepsCompressionsApart) {
   // A team shape tuned for one z-block of the traversal is not the one for another.
   EXPECT_NE(tune_key({.dispatch = Dispatch::Team, .block_z = 2}, geom, 4, "threads2"),
             tune_key({.dispatch = Dispatch::Team, .block_z = 8}, geom, 4, "threads2"));
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A DSLASH_TUNE_CACHE that names someone else's file is never written: the run tunes without a cache.
+TEST(TuneCacheFile, AFileThatIsNotATuneCacheIsLeftAsItIs) {
+  const test::TempDir dir;
+  const std::string notes = dir.file("notes.txt");
+  std::ofstream(notes) << "notes\n";
+  TuneCache cache(notes);
+  EXPECT_FALSE(cache.writable());
+  EXPECT_EQ(cache.size(), 0u);
+  cache.store("8x8x8x8|vnode", "tile=0.0.1.1", 1e-3);
+  EXPECT_EQ(file_text(notes), "notes\n");
+}
+
+// Our own file, a new name or an empty file: written, and read back.
+TEST(TuneCacheFile, ATuneCacheANewNameOrAnEmptyFileIsWritten) {
+  const test::TempDir dir;
+  for (const std::string& name : {std::string("new.tsv"), std::string("empty.tsv")}) {
+    const std::string path = dir.file(name);
+    if (name == "empty.tsv") std::ofstream{path};
+    TuneCache cache(path);
+    EXPECT_TRUE(cache.writable()) << name;
+    cache.store("key", "tile=0.0.1.1", 1e-3);
+    const TuneCache again(path);
+    EXPECT_EQ(again.find("key").value_or("none"), "tile=0.0.1.1") << name;
+  }
 }
 
 // The tuner: the candidates include the whole-t columns that won mrhs at 48^4, and a slow phase of

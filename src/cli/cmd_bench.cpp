@@ -74,7 +74,8 @@ int run_bench(const BenchOptions& o) {
   std::unique_ptr<bench::TuneCache> cache;
   if (o.tile == "auto" || o.team_size == "auto") {
     cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
-    std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
+    if (cache->writable()) std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
+    else cache.reset();  // not a tune cache: its warning said so, and the run tunes without one
   }
   bench::Benchmark<Real, Space> bench(
       geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed, .llc_bytes = run.llc.share()}, cache.get());
