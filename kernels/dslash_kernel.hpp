@@ -79,6 +79,10 @@ class DslashKernel {
   // from the domain below (kernels/face_links.hpp), as the halo's hops there need them; else the
   // domain wraps onto itself.
   DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below = nullptr);
+  // The constructor's checks of the configuration on a lattice of `geom` (all but those of the
+  // links themselves), with the same messages, and the configuration a kernel would run with: for
+  // callers that refuse a launch before they spend time on anything else.
+  static DslashConfig check_config(const Geometry& geom, const DslashConfig& config);
 
   const DslashConfig& config() const { return cfg_; }
   const KernelLayout& layout() const { return layout_; }
@@ -164,6 +168,17 @@ class DslashKernel {
   FacesProjectRunner<Real> project_all_runner() const { return project_all_runner_; }
 
  private:
+  // The configuration checked and resolved (isa, layout, block_z, launch shape), its layout, and
+  // the words its messages name it by.
+  struct Resolved {
+    DslashConfig cfg;
+    KernelLayout layout;
+    std::string what;
+  };
+  static Resolved resolve(const Geometry& geom, const DslashConfig& config);
+  // set_launch's checks and resolution on cfg, for a kernel of `lanes` lanes.
+  static void launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
+  static std::uint64_t spinor_bytes_for(const Geometry& geom, const DslashConfig& cfg);
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;

@@ -155,6 +155,10 @@ bad_flag "--comms-overlap requires --mpi" "${tiny[@]}" --comms-overlap off
 bad_flag "--backend: gpu not in" "${tiny[@]}" --backend gpu
 bad_flag "--compress: 7 not in" "${tiny[@]}" --compress 7
 DSLASH_LLC_BYTES=lots bad_flag "DSLASH_LLC_BYTES='lots': expected a cache size" "${tiny[@]}"
+# What the kernels refuse of the options is refused before the ceilings, in the kernel's words.
+bad_flag "vnode (.*) folds [0-9]* lanes over [xyzt]*: L[0-3] ([xyzt]) = 6 must be a multiple of" --lattice 6x6x6x6 --kernel vnode
+bad_flag "nrhs = 3 must be a multiple of" "${tiny[@]}" --kernel mrhs --nrhs 3
+bad_flag "a team traversal block of 1000 z-planes must divide the outer z extent" "${tiny[@]}" --dispatch team --block-z 1000
 # --backend cuda without a usable GPU (or in a build without CUDA) says why, at once; with a GPU the
 # CPU-only options are refused.
 if nvidia-smi -L > /dev/null 2>&1; then
