@@ -155,6 +155,8 @@ bad_flag "--comms-overlap requires --mpi" "${tiny[@]}" --comms-overlap off
 bad_flag "--backend: gpu not in" "${tiny[@]}" --backend gpu
 bad_flag "--compress: 7 not in" "${tiny[@]}" --compress 7
 DSLASH_LLC_BYTES=lots bad_flag "DSLASH_LLC_BYTES='lots': expected a cache size" "${tiny[@]}"
+DSLASH_LLC_BYTES=64G bad_flag "DSLASH_LLC_BYTES='64G': expected a cache size from 1K to 4G" "${tiny[@]}"
+DSLASH_LLC_BYTES=99999999999999999999999 bad_flag "DSLASH_LLC_BYTES='99999999999999999999999': expected a cache size from 1K to 4G" "${tiny[@]}"
 # What the kernels refuse of the options is refused before the ceilings, in the kernel's words.
 bad_flag "vnode (.*) folds [0-9]* lanes over [xyzt]*: L[0-3] ([xyzt]) = 6 must be a multiple of" --lattice 6x6x6x6 --kernel vnode
 bad_flag "nrhs = 3 must be a multiple of" "${tiny[@]}" --kernel mrhs --nrhs 3

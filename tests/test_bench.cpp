@@ -62,6 +62,20 @@ TEST(CacheDetection, TheEnvironmentOverridesEverySource) {
   EXPECT_EQ(last_level_cache().bytes, 24 * MiB);
   setenv("DSLASH_LLC_BYTES", "lots", 1);
   EXPECT_THROW(read_cache_sources(), std::invalid_argument);
+  // Sizes past any cache, and numbers past 64 bits, are refused in words naming the range, not taken.
+  setenv("DSLASH_LLC_BYTES", "4G", 1);
+  EXPECT_EQ(read_cache_sources().user, 4 * GiB);
+  setenv("DSLASH_LLC_BYTES", "1K", 1);
+  EXPECT_EQ(read_cache_sources().user, 1024u);
+  for (const char* bad : {"64G", "4097M", "1023", "0", "99999999999999999999999", "18014398509481984K", "-1", " 32M"}) {
+    setenv("DSLASH_LLC_BYTES", bad, 1);
+    try {
+      read_cache_sources();
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "DSLASH_LLC_BYTES='" + std::string(bad) + "': expected a cache size from 1K to 4G, such as 32M, 32768K or 33554432");
+    }
+  }
   if (before) setenv("DSLASH_LLC_BYTES", saved.c_str(), 1);
   else unsetenv("DSLASH_LLC_BYTES");
 }
@@ -73,6 +87,9 @@ TEST(CacheDetection, ParsesSysfsSizes) {
   EXPECT_EQ(parse_cache_size(""), 0u);
   EXPECT_EQ(parse_cache_size("K"), 0u);
   EXPECT_EQ(parse_cache_size("12X"), 0u);
+  EXPECT_EQ(parse_cache_size("99999999999999999999999"), 0u);  // past 64 bits: unreadable, not saturated
+  EXPECT_EQ(parse_cache_size("17179869184G"), 0u);             // 2^34 G is 2^64 bytes
+  EXPECT_EQ(parse_cache_size("-1"), 0u);
 }
 
 TEST(CacheDetection, DecodesCpuidCacheParameters) {

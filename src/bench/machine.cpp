@@ -62,6 +62,7 @@ Ceilings::Ceilings(const CacheInfo& llc, bool device) : on_device(device), triad
 #if !defined(DSLASH_HAVE_CUDA)
   if (on_device) throw std::invalid_argument("this dslash was built without CUDA");
 #endif
+  if (!on_device) check_memory_fits(triad_bytes, "the STREAM triad (1 GiB or 4x the last-level cache, from " + llc.source + ")");
 }
 
 void Ceilings::measure_round(const std::vector<SimdIsa>& isas, int bytes_per_real) {
