@@ -94,6 +94,12 @@ expect_message() {
   grep -q -- "$pattern" err.txt || fail "'${*:2}' said '$(cat err.txt)', expected '$pattern'"
 }
 expect_error "" --bogus
+# Messages that name what is wrong: an unknown command and the commands there are, the one even
+# extent near 1, the extent that is no integer.
+expect_message "^dslash: unknown command 'frobnicate': choose gauge, spinor, info, apply, bench or solve (try '--help')$" "" frobnicate
+expect_message "^dslash: a command is required: gauge, spinor, info, apply, bench or solve" ""
+expect_message "L0 (x) = 1 must be even for the checkerboard; try 2$" x.nersc gauge --lattice 1x1x1x1 --unit --out x.nersc
+expect_message "lattice size '4.0x4x4x4': extent '4.0' is not a positive integer" x.nersc gauge --lattice 4.0x4x4x4 --unit --out x.nersc
 expect_error "" apply --gauge U.nersc --in psi.npy --out x.npy --parity diagonal
 expect_error x.nersc gauge --lattice 5x6x8x10 --unit --out x.nersc
 expect_error x.nersc gauge --lattice 4x6x8 --unit --out x.nersc
