@@ -46,7 +46,7 @@ MachineProbe<Real> machine_probe(SimdIsa isa);
 
 // Gauge compression on the host (what is stored: kernels/link_compression.hpp). `reals` is 18, 12
 // or 8 (checked_compression throws std::invalid_argument for anything else, naming the choices).
-int checked_compression(int reals);
+int checked_compression(int reals, const std::string& option = "--compress");
 // Link u's `reals` stored reals, in the kernels' order.
 template <class Real>
 void compress_link(const ColourMatrix<Real>& u, int reals, Real* out);
@@ -65,8 +65,9 @@ template <class Real>
 constexpr double rebuild_tolerance() { return sizeof(Real) == 4 ? 5e-3 : 2.5e-7; }
 // Throws std::invalid_argument naming the first link (x,y,z,t,mu) that `reals` cannot store: one not
 // SU(3) within su3_tolerance, or, for 8, one its rebuild misses by more than rebuild_tolerance.
+// `option` is what the user gave `reals` as (a solve's sloppy links come from --compress-sloppy).
 template <class Real>
-void check_compressible(const GaugeField<Real>& u, int reals);
+void check_compressible(const GaugeField<Real>& u, int reals, const std::string& option = "--compress");
 
 template <class Real, class Space = HostSpace>
 class DslashKernel {
