@@ -42,8 +42,13 @@ grep -q '"llc_bytes": 25165824,' run.json || fail "llc_bytes is not DSLASH_LLC_B
 import csv, json
 j = json.load(open("run.json"))
 for k in ("lattice", "threads", "simd", "prec", "compiler", "flags", "git", "date", "host", "fits_in_llc", "omp_proc_bind",
-          "llc_bytes", "llc_source"):
+          "llc_bytes", "llc_source", "cpu_model", "command_line"):
     assert k in j["meta"], k
+# How the run was started, as run, and on what CPU.
+assert j["meta"]["command_line"].endswith(" bench --lattice 8x4x4x8 --iters 3 --warmup 1 --check --traffic --tile auto --json run.json"), \
+    j["meta"]["command_line"]
+assert j["meta"]["command_line"].split(" ")[0].endswith("dslash"), j["meta"]["command_line"]
+assert isinstance(j["meta"]["cpu_model"], str) and j["meta"]["cpu_model"], j["meta"]["cpu_model"]
 assert j["meta"]["headline"] == "the best of 3 timed calls; min/median/max over all 3, after 1 untimed warm-up calls", j["meta"]["headline"]
 assert j["meta"]["llc_source"] == "DSLASH_LLC_BYTES" and j["meta"]["fits_in_llc"] is not None, j["meta"]
 # The smallest call's bytes over the cache, and the L^4 lattice at 4x it (8x4x4x8 is no L^3 x 2L).

@@ -9,6 +9,7 @@
 #include <iterator>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -220,6 +221,26 @@ TEST(Report, EveryBenchWritesTheSameFieldsAndAddsItsOwn) {
 
   run.llc = choose_last_level_cache({.sysconf = 32 * MiB});
   EXPECT_EQ(run_json(run, ceilings, nlohmann::json::array(), {})["meta"]["fits_in_llc"], true);
+}
+
+// The JSON says how the run was started (the command line, quoted where a shell needs it, so it can
+// be pasted to run again) and on what CPU.
+TEST(Report, TheJsonHoldsTheCommandLineAndTheCpuModel) {
+  const char* argv[] = {"./dslash", "bench", "--lattice", "8x8x8x8", "--json", "my run.json", "--tile", "it's", ""};
+  record_command_line(9, argv);
+  EXPECT_EQ(command_line(), "./dslash bench --lattice 8x8x8x8 --json 'my run.json' --tile 'it'\\''s' ''");
+  RunInfo run = sample_run();
+  Ceilings ceilings(run.llc);
+  const nlohmann::json meta = run_json(run, ceilings, nlohmann::json::array(), {})["meta"];
+  EXPECT_EQ(meta["command_line"], command_line());
+  ASSERT_TRUE(meta.contains("cpu_model"));
+  EXPECT_EQ(meta["cpu_model"], cpu_model());
+  EXPECT_FALSE(cpu_model().empty());
+
+  std::istringstream x86("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel\t\t: 1\nmodel name\t: AMD EPYC 7763 64-Core Processor \n");
+  EXPECT_EQ(cpu_model_from(x86), "AMD EPYC 7763 64-Core Processor");
+  std::istringstream arm("processor\t: 0\nBogoMIPS\t: 50.00\nCPU part\t: 0xd0c\n");
+  EXPECT_EQ(cpu_model_from(arm), "unknown");
 }
 
 // CONVENTIONS.md's compulsory bytes per site follow the links as stored: checkerboarded, single

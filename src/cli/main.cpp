@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
   // that timed regions time the work; a user's own CUDA_MODULE_LOADING wins.
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 #endif
+  dslash::bench::record_command_line(argc, argv);  // the reports say how they were made
   int rank = 0;
 #if defined(DSLASH_HAVE_MPI)
   std::optional<dslash::mpi::Session> session;
