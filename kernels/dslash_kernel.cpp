@@ -59,62 +59,86 @@ void check_fits(std::uint64_t bytes, const std::string& what) {
 
 }  // namespace
 
+// Everything the constructor checks that the configuration and the lattice decide, in its order,
+// without the gauge field: check_config runs it where a caller must refuse a launch before it
+// spends time (the bench's ceilings).
 template <class Real, class Space>
-DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below)
-    : cfg_(config), geom_(u.geometry()) {
+typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::resolve(const Geometry& geom, const DslashConfig& config) {
   constexpr bool kDevice = !Space::host_accessible;
+  Resolved r{config, {}, {}};
+  DslashConfig& cfg = r.cfg;
   if constexpr (kDevice) {
     // The GPU's lanes are threads, and a warp coalesces the component-major layout (site fastest).
-    cfg_.isa = SimdIsa::Simt;
-    cfg_.layout = SpinorLayout::Left;
-  } else if (cfg_.kernel == KernelFamily::Naive) {
-    cfg_.isa = SimdIsa::Scalar;  // naive is scalar by definition
+    cfg.isa = SimdIsa::Simt;
+    cfg.layout = SpinorLayout::Left;
+  } else if (cfg.kernel == KernelFamily::Naive) {
+    cfg.isa = SimdIsa::Scalar;  // naive is scalar by definition
   }
-  const std::string prec = sizeof(Real) == 4 ? "f32" : "f64";
-  const std::string where = kDevice ? std::string("cuda") : to_string(cfg_.isa);
-  const std::string what = std::string(to_string(cfg_.kernel)) + " (" + where + ", " + (sizeof(Real) == 4 ? "single" : "double") + ")";
-  if (!kDevice && !cpu_supports(cfg_.isa)) throw std::invalid_argument(what + ": this CPU cannot run " + to_string(cfg_.isa));
-  const int lanes = cfg_.kernel == KernelFamily::Naive ? 1 : simd_lanes(cfg_.isa, sizeof(Real));
-  if (cfg_.nrhs < 1) throw std::invalid_argument(what + ": nrhs must be >= 1");
+  const std::string where = kDevice ? std::string("cuda") : to_string(cfg.isa);
+  r.what = std::string(to_string(cfg.kernel)) + " (" + where + ", " + (sizeof(Real) == 4 ? "single" : "double") + ")";
+  const std::string& what = r.what;
+  if (!kDevice && !cpu_supports(cfg.isa)) throw std::invalid_argument(what + ": this CPU cannot run " + to_string(cfg.isa));
+  const int lanes = cfg.kernel == KernelFamily::Naive ? 1 : simd_lanes(cfg.isa, sizeof(Real));
+  if (cfg.nrhs < 1) throw std::invalid_argument(what + ": nrhs must be >= 1");
   int blocks = 1;
-  if (cfg_.kernel == KernelFamily::Mrhs) {
-    if (cfg_.nrhs % lanes != 0) {
-      const int lo = cfg_.nrhs / lanes * lanes;
+  if (cfg.kernel == KernelFamily::Mrhs) {
+    if (cfg.nrhs % lanes != 0) {
+      const int lo = cfg.nrhs / lanes * lanes;
       throw std::invalid_argument(what + " puts " + std::to_string(lanes) + " right-hand sides in a vector: nrhs = " +
-                                  std::to_string(cfg_.nrhs) + " must be a multiple of " + std::to_string(lanes) +
+                                  std::to_string(cfg.nrhs) + " must be a multiple of " + std::to_string(lanes) +
                                   "; nearest valid: " + (lo > 0 ? std::to_string(lo) + " or " : "") + std::to_string(lo + lanes));
     }
-    blocks = cfg_.nrhs / lanes;
-  } else if (cfg_.nrhs != 1) {
-    throw std::invalid_argument(what + " applies to one right-hand side at a time (nrhs = " + std::to_string(cfg_.nrhs) +
+    blocks = cfg.nrhs / lanes;
+  } else if (cfg.nrhs != 1) {
+    throw std::invalid_argument(what + " applies to one right-hand side at a time (nrhs = " + std::to_string(cfg.nrhs) +
                                 "); use mrhs for several");
   }
-  layout_ = KernelLayout::make(geom_, lanes, cfg_.kernel == KernelFamily::Vnode, blocks, what);
-  const index_t outer_z = layout_.outer[2];
-  if (kDevice && cfg_.block_z != 0 && cfg_.block_z != outer_z) {
-    throw std::invalid_argument(what + ": the GPU's team launches keep index order (a traversal block of " + std::to_string(cfg_.block_z) +
+  r.layout = KernelLayout::make(geom, lanes, cfg.kernel == KernelFamily::Vnode, blocks, what);
+  const index_t outer_z = r.layout.outer[2];
+  if (kDevice && cfg.block_z != 0 && cfg.block_z != outer_z) {
+    throw std::invalid_argument(what + ": the GPU's team launches keep index order (a traversal block of " + std::to_string(cfg.block_z) +
                                 " z-planes is for the CPU's caches)");
-  } else if (cfg_.block_z == 0) {
-    const std::uint64_t z_plane_bytes = spinor_bytes() / static_cast<std::uint64_t>(outer_z * layout_.outer[3]);
-    cfg_.block_z = kDevice ? outer_z : team_block_z_fitting(outer_z, z_plane_bytes, host_last_level_cache_bytes());
-  } else if (cfg_.block_z < 0 || outer_z % cfg_.block_z != 0) {
-    throw std::invalid_argument(what + ": a team traversal block of " + std::to_string(cfg_.block_z) + " z-planes must divide the outer z extent " +
+  } else if (cfg.block_z == 0) {
+    const std::uint64_t z_plane_bytes = spinor_bytes_for(geom, cfg) / static_cast<std::uint64_t>(outer_z * r.layout.outer[3]);
+    cfg.block_z = kDevice ? outer_z : team_block_z_fitting(outer_z, z_plane_bytes, host_last_level_cache_bytes());
+  } else if (cfg.block_z < 0 || outer_z % cfg.block_z != 0) {
+    throw std::invalid_argument(what + ": a team traversal block of " + std::to_string(cfg.block_z) + " z-planes must divide the outer z extent " +
                                 std::to_string(outer_z));
   }
-  set_launch(cfg_.tile, cfg_.team_size, cfg_.sites_per_team);
+  launch(cfg, r.layout.lanes, cfg.tile, cfg.team_size, cfg.sites_per_team);
+
+  const FamilyRunners<Real> runners = runners_for<Real>(cfg.isa).family[static_cast<int>(cfg.kernel)];
+  // The GPU has no traffic probe yet.
+  if (runners.dslash == nullptr || runners.faces == nullptr || (!kDevice && (runners.traffic == nullptr || runners.project_all == nullptr)))
+    throw std::invalid_argument(what + ": not built for this instruction set (cmake -DDSLASH_CPU_ISAS=...)");
+  if ((cfg.compress == 12 && !build::kLinks12) || (cfg.compress == 8 && !build::kLinks8))
+    throw std::invalid_argument(what + ": links of " + std::to_string(cfg.compress) + " reals are not built (cmake -DDSLASH_LINK_COMPRESSIONS=\"18;12;8\")");
+  if (!kDevice && cfg.layout == SpinorLayout::Left && !build::kCpuLeftLayout)
+    throw std::invalid_argument(what + ": the component-major CPU layout is not built (cmake -DDSLASH_CPU_LAYOUTS=\"right;left\")");
+  return r;
+}
+
+template <class Real, class Space>
+DslashConfig DslashKernel<Real, Space>::check_config(const Geometry& geom, const DslashConfig& config) {
+  return resolve(geom, config).cfg;
+}
+
+template <class Real, class Space>
+DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below)
+    : geom_(u.geometry()) {
+  constexpr bool kDevice = !Space::host_accessible;
+  const Resolved resolved = resolve(geom_, config);
+  cfg_ = resolved.cfg;
+  layout_ = resolved.layout;
+  const std::string& what = resolved.what;
+  const std::string prec = sizeof(Real) == 4 ? "f32" : "f64";
+  const std::string where = kDevice ? std::string("cuda") : to_string(cfg_.isa);
 
   const FamilyRunners<Real> runners = runners_for<Real>(cfg_.isa).family[static_cast<int>(cfg_.kernel)];
   runner_ = runners.dslash;
   face_runner_ = runners.faces;
   project_all_runner_ = runners.project_all;
   traffic_runner_ = runners.traffic;
-  // The GPU has no traffic probe yet.
-  if (runner_ == nullptr || face_runner_ == nullptr || (!kDevice && (traffic_runner_ == nullptr || project_all_runner_ == nullptr)))
-    throw std::invalid_argument(what + ": not built for this instruction set (cmake -DDSLASH_CPU_ISAS=...)");
-  if ((cfg_.compress == 12 && !build::kLinks12) || (cfg_.compress == 8 && !build::kLinks8))
-    throw std::invalid_argument(what + ": links of " + std::to_string(cfg_.compress) + " reals are not built (cmake -DDSLASH_LINK_COMPRESSIONS=\"18;12;8\")");
-  if (!kDevice && cfg_.layout == SpinorLayout::Left && !build::kCpuLeftLayout)
-    throw std::invalid_argument(what + ": the component-major CPU layout is not built (cmake -DDSLASH_CPU_LAYOUTS=\"right;left\")");
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
   check_compressible(u, cfg_.compress);  // and 18, 12 or 8
@@ -162,19 +186,24 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
 }
 
 template <class Real, class Space>
-void DslashKernel<Real, Space>::set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team) {
+void DslashKernel<Real, Space>::launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team) {
   for (index_t t : tile)
-    if (t < 0) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": MDRange tile sizes must be >= 0");
-  if (team_size < 1) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": team size must be >= 1");
+    if (t < 0) throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": MDRange tile sizes must be >= 0");
+  if (team_size < 1) throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": team size must be >= 1");
   if constexpr (!Space::host_accessible) {  // a GPU team is one block of team_size x lanes threads
-    if (team_size * layout_.lanes > 1024)
-      throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": team size " + std::to_string(team_size) + " x " +
-                                  std::to_string(layout_.lanes) + " lanes exceeds the GPU's 1024 threads per block");
+    if (team_size * lanes > 1024)
+      throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": team size " + std::to_string(team_size) + " x " +
+                                  std::to_string(lanes) + " lanes exceeds the GPU's 1024 threads per block");
   }
-  if (sites_per_team < 0) throw std::invalid_argument(std::string(to_string(cfg_.kernel)) + ": sites per team must be >= 0");
-  cfg_.tile = tile;
-  cfg_.team_size = team_size;
-  cfg_.sites_per_team = sites_per_team > 0 ? sites_per_team : 4 * index_t{team_size};  // config() reports what runs
+  if (sites_per_team < 0) throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": sites per team must be >= 0");
+  cfg.tile = tile;
+  cfg.team_size = team_size;
+  cfg.sites_per_team = sites_per_team > 0 ? sites_per_team : 4 * index_t{team_size};  // config() reports what runs
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::set_launch(const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team) {
+  launch(cfg_, layout_.lanes, tile, team_size, sites_per_team);
 }
 
 template <class Real, class Space>
@@ -195,8 +224,14 @@ site_t DslashKernel<Real, Space>::output_sites() const {
 }
 
 template <class Real, class Space>
+std::uint64_t DslashKernel<Real, Space>::spinor_bytes_for(const Geometry& geom, const DslashConfig& cfg) {
+  const site_t sites = cfg.out == Subset::Full ? geom.volume() : geom.half_volume();
+  return static_cast<std::uint64_t>(sites) * 24u * static_cast<std::uint64_t>(cfg.nrhs) * sizeof(Real);
+}
+
+template <class Real, class Space>
 std::uint64_t DslashKernel<Real, Space>::spinor_bytes() const {
-  return static_cast<std::uint64_t>(output_sites()) * 24u * static_cast<std::uint64_t>(cfg_.nrhs) * sizeof(Real);
+  return spinor_bytes_for(geom_, cfg_);
 }
 
 template <class Real, class Space>

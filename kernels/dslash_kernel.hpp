@@ -46,7 +46,7 @@ MachineProbe<Real> machine_probe(SimdIsa isa);
 
 // Gauge compression on the host (what is stored: kernels/link_compression.hpp). `reals` is 18, 12
 // or 8 (checked_compression throws std::invalid_argument for anything else, naming the choices).
-int checked_compression(int reals);
+int checked_compression(int reals, const std::string& option = "--compress");
 // Link u's `reals` stored reals, in the kernels' order.
 template <class Real>
 void compress_link(const ColourMatrix<Real>& u, int reals, Real* out);
@@ -65,8 +65,9 @@ template <class Real>
 constexpr double rebuild_tolerance() { return sizeof(Real) == 4 ? 5e-3 : 2.5e-7; }
 // Throws std::invalid_argument naming the first link (x,y,z,t,mu) that `reals` cannot store: one not
 // SU(3) within su3_tolerance, or, for 8, one its rebuild misses by more than rebuild_tolerance.
+// `option` is what the user gave `reals` as (a solve's sloppy links come from --compress-sloppy).
 template <class Real>
-void check_compressible(const GaugeField<Real>& u, int reals);
+void check_compressible(const GaugeField<Real>& u, int reals, const std::string& option = "--compress");
 
 template <class Real, class Space = HostSpace>
 class DslashKernel {
@@ -79,6 +80,10 @@ class DslashKernel {
   // from the domain below (kernels/face_links.hpp), as the halo's hops there need them; else the
   // domain wraps onto itself.
   DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below = nullptr);
+  // The constructor's checks of the configuration on a lattice of `geom` (all but those of the
+  // links themselves), with the same messages, and the configuration a kernel would run with: for
+  // callers that refuse a launch before they spend time on anything else.
+  static DslashConfig check_config(const Geometry& geom, const DslashConfig& config);
 
   const DslashConfig& config() const { return cfg_; }
   const KernelLayout& layout() const { return layout_; }
@@ -164,6 +169,17 @@ class DslashKernel {
   FacesProjectRunner<Real> project_all_runner() const { return project_all_runner_; }
 
  private:
+  // The configuration checked and resolved (isa, layout, block_z, launch shape), its layout, and
+  // the words its messages name it by.
+  struct Resolved {
+    DslashConfig cfg;
+    KernelLayout layout;
+    std::string what;
+  };
+  static Resolved resolve(const Geometry& geom, const DslashConfig& config);
+  // set_launch's checks and resolution on cfg, for a kernel of `lanes` lanes.
+  static void launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
+  static std::uint64_t spinor_bytes_for(const Geometry& geom, const DslashConfig& cfg);
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;

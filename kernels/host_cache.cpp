@@ -6,6 +6,9 @@
 #endif
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
+#include <string_view>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -58,7 +61,9 @@ std::uint64_t user_cache_bytes() {
   const char* text = std::getenv("DSLASH_LLC_BYTES");
   if (!text || !*text) return 0;
   const std::uint64_t bytes = parse_cache_size(text);
-  if (bytes == 0) throw std::invalid_argument(std::string("DSLASH_LLC_BYTES='") + text + "': expected a cache size such as 32M, 32768K or 33554432");
+  if (bytes < kMinUserCacheBytes || bytes > kMaxUserCacheBytes)
+    throw std::invalid_argument(std::string("DSLASH_LLC_BYTES='") + text +
+                                "': expected a cache size from 1K to 4G, such as 32M, 32768K or 33554432");
   return bytes;
 }
 
@@ -86,11 +91,13 @@ std::uint64_t host_last_level_cache_bytes() {
 }
 
 std::uint64_t parse_cache_size(const std::string& text) {
-  char* end = nullptr;
-  const std::uint64_t value = std::strtoull(text.c_str(), &end, 10);
-  if (end == text.c_str()) return 0;
-  const std::string unit = end;
-  return unit == "K" ? value << 10 : unit == "M" ? value << 20 : unit == "G" ? value << 30 : unit.empty() ? value : 0;
+  std::uint64_t value = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end == text.data()) return 0;  // no digits, or past 64 bits
+  const std::string_view unit(end, static_cast<std::size_t>(text.data() + text.size() - end));
+  const int shift = unit == "K" ? 10 : unit == "M" ? 20 : unit == "G" ? 30 : unit.empty() ? 0 : -1;
+  if (shift < 0 || value > (std::numeric_limits<std::uint64_t>::max() >> shift)) return 0;  // an unknown unit, or past 64 bits
+  return value << shift;
 }
 
 std::uint64_t cpuid_cache_bytes(std::uint32_t ebx, std::uint32_t ecx) {

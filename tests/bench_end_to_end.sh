@@ -42,8 +42,13 @@ grep -q '"llc_bytes": 25165824,' run.json || fail "llc_bytes is not DSLASH_LLC_B
 import csv, json
 j = json.load(open("run.json"))
 for k in ("lattice", "threads", "simd", "prec", "compiler", "flags", "git", "date", "host", "fits_in_llc", "omp_proc_bind",
-          "llc_bytes", "llc_source"):
+          "llc_bytes", "llc_source", "cpu_model", "command_line"):
     assert k in j["meta"], k
+# How the run was started, as run, and on what CPU.
+assert j["meta"]["command_line"].endswith(" bench --lattice 8x4x4x8 --iters 3 --warmup 1 --check --traffic --tile auto --json run.json"), \
+    j["meta"]["command_line"]
+assert j["meta"]["command_line"].split(" ")[0].endswith("dslash"), j["meta"]["command_line"]
+assert isinstance(j["meta"]["cpu_model"], str) and j["meta"]["cpu_model"], j["meta"]["cpu_model"]
 assert j["meta"]["headline"] == "the best of 3 timed calls; min/median/max over all 3, after 1 untimed warm-up calls", j["meta"]["headline"]
 assert j["meta"]["llc_source"] == "DSLASH_LLC_BYTES" and j["meta"]["fits_in_llc"] is not None, j["meta"]
 # The smallest call's bytes over the cache, and the L^4 lattice at 4x it (8x4x4x8 is no L^3 x 2L).
@@ -120,9 +125,12 @@ assert abs(r["roofline_gflops"] - roof) < 1e-9 * roof, (r["roofline_gflops"], ro
 rows = list(csv.DictReader(open("r8.csv")))
 assert len(rows) == 1 and rows[0]["compress"] == "8" and rows[0]["tile_source"] == "tuned", rows
 PY
+# A DSLASH_TUNE_CACHE that is not a tune cache is reported in one line and never written.
 printf 'not a cache at all\n' > tune.tsv
 "$dslash" bench "${small[@]}" --kernel naive --dispatch team --team-size auto > /dev/null 2> err.txt || fail "foreign cache was fatal"
-grep -q "ignoring it" err.txt || fail "foreign cache not reported"
+[ "$(grep -c "is not a '# dslash tune cache v1' file: leaving it as it is and running without a tune cache" err.txt)" -eq 1 ] \
+  || fail "foreign cache not reported in one line: $(cat err.txt)"
+[ "$(cat tune.tsv)" = "not a cache at all" ] || fail "a foreign DSLASH_TUNE_CACHE was overwritten: $(head -3 tune.tsv)"
 
 # Bad flags: exit 2, one line (so no ceilings were measured first), saying what is wrong. (Each
 # option given once: CLI11 refuses a repeated one, which would hide the error under test.)
@@ -152,6 +160,12 @@ bad_flag "--comms-overlap requires --mpi" "${tiny[@]}" --comms-overlap off
 bad_flag "--backend: gpu not in" "${tiny[@]}" --backend gpu
 bad_flag "--compress: 7 not in" "${tiny[@]}" --compress 7
 DSLASH_LLC_BYTES=lots bad_flag "DSLASH_LLC_BYTES='lots': expected a cache size" "${tiny[@]}"
+DSLASH_LLC_BYTES=64G bad_flag "DSLASH_LLC_BYTES='64G': expected a cache size from 1K to 4G" "${tiny[@]}"
+DSLASH_LLC_BYTES=99999999999999999999999 bad_flag "DSLASH_LLC_BYTES='99999999999999999999999': expected a cache size from 1K to 4G" "${tiny[@]}"
+# What the kernels refuse of the options is refused before the ceilings, in the kernel's words.
+bad_flag "vnode (.*) folds [0-9]* lanes over [xyzt]*: L[0-3] ([xyzt]) = 6 must be a multiple of" --lattice 6x6x6x6 --kernel vnode
+bad_flag "nrhs = 3 must be a multiple of" "${tiny[@]}" --kernel mrhs --nrhs 3
+bad_flag "a team traversal block of 1000 z-planes must divide the outer z extent" "${tiny[@]}" --dispatch team --block-z 1000
 # --backend cuda without a usable GPU (or in a build without CUDA) says why, at once; with a GPU the
 # CPU-only options are refused.
 if nvidia-smi -L > /dev/null 2>&1; then

@@ -94,6 +94,12 @@ expect_message() {
   grep -q -- "$pattern" err.txt || fail "'${*:2}' said '$(cat err.txt)', expected '$pattern'"
 }
 expect_error "" --bogus
+# Messages that name what is wrong: an unknown command and the commands there are, the one even
+# extent near 1, the extent that is no integer.
+expect_message "^dslash: unknown command 'frobnicate': choose gauge, spinor, info, apply, bench or solve (try '--help')$" "" frobnicate
+expect_message "^dslash: a command is required: gauge, spinor, info, apply, bench or solve" ""
+expect_message "L0 (x) = 1 must be even for the checkerboard; try 2$" x.nersc gauge --lattice 1x1x1x1 --unit --out x.nersc
+expect_message "lattice size '4.0x4x4x4': extent '4.0' is not a positive integer" x.nersc gauge --lattice 4.0x4x4x4 --unit --out x.nersc
 expect_error "" apply --gauge U.nersc --in psi.npy --out x.npy --parity diagonal
 expect_error x.nersc gauge --lattice 5x6x8x10 --unit --out x.nersc
 expect_error x.nersc gauge --lattice 4x6x8 --unit --out x.nersc
@@ -119,6 +125,23 @@ expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive
 expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx9000
 expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel naive --nrhs 2
 expect_error x.npy spinor --lattice 1024x1024x1024x1024 --out x.npy
+
+# An input from a pipe has no size to read it by: refused in one line, for every reader.
+from_pipe() {
+  local file=$1 pattern=$2; shift 2
+  set +e
+  cat "$file" | "$dslash" "$@" > /dev/null 2> err.txt
+  local rc=${PIPESTATUS[1]}
+  set -e
+  [ "$rc" -eq 2 ] || fail "'cat $file | dslash $*' exited $rc, expected 2"
+  [ "$(wc -l < err.txt)" -eq 1 ] || fail "'cat $file | dslash $*' printed: $(cat err.txt)"
+  grep -q -- "$pattern" err.txt || fail "'cat $file | dslash $*' said '$(cat err.txt)', expected '$pattern'"
+}
+from_pipe U.nersc "^dslash: error: '/dev/stdin' is a pipe, not a seekable regular file; give a regular file$" info /dev/stdin
+from_pipe U.nersc "'/dev/stdin' is a pipe" apply --gauge /dev/stdin --in psi.npy --out x.npy
+from_pipe psi.npy "'/dev/stdin' is a pipe" apply --gauge U.nersc --in /dev/stdin --out x.npy
+[ ! -e x.npy ] || fail "a refused piped input left x.npy"
+"$dslash" info /dev/stdin < U.nersc | grep -q "checksum .* OK" || fail "info /dev/stdin from a regular file did not verify"
 
 # Output paths are checked before any work, and the message says what is wrong with them.
 mkdir outdir

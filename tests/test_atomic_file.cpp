@@ -116,6 +116,34 @@ TEST(AtomicFile, ASymbolicLinkIsKeptAndTheFileItNamesIsWritten) {
   EXPECT_EQ(names_in(dir.file("data")), (std::vector<std::string>{"new", "real"}));
 }
 
+// The readers take a file's size first: what has none (a pipe, /dev/stdin fed by one) is refused
+// in words and without waiting for a writer, never read as 2^64 - 1 bytes.
+TEST(ReadFile, AnInputWithoutASizeIsRefusedInWords) {
+  test::TempDir dir;
+  const std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  try {
+    io::read_file_bytes(fifo);
+    ADD_FAILURE() << "a FIFO was read";
+  } catch (const std::runtime_error& e) {
+    EXPECT_EQ(std::string(e.what()), "'" + fifo + "' is a pipe, not a seekable regular file; give a regular file");
+  }
+  int ends[2];
+  ASSERT_EQ(::pipe(ends), 0);
+  const std::string fd_path = "/proc/self/fd/" + std::to_string(ends[0]);
+  EXPECT_THROW(io::read_file_bytes(fd_path), std::runtime_error);
+  ::close(ends[0]);
+  ::close(ends[1]);
+  if (fs::exists("/dev/zero")) {
+    try {
+      io::read_file_bytes("/dev/zero");
+      ADD_FAILURE() << "/dev/zero was read";
+    } catch (const std::runtime_error& e) {
+      EXPECT_EQ(std::string(e.what()), "'/dev/zero' is a character device, not a seekable regular file; give a regular file");
+    }
+  }
+}
+
 TEST(AtomicFile, AFifoIsWrittenInPlace) {
   test::TempDir dir;
   const std::string fifo = dir.file("pipe");

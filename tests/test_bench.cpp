@@ -5,8 +5,11 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -60,6 +63,20 @@ TEST(CacheDetection, TheEnvironmentOverridesEverySource) {
   EXPECT_EQ(last_level_cache().bytes, 24 * MiB);
   setenv("DSLASH_LLC_BYTES", "lots", 1);
   EXPECT_THROW(read_cache_sources(), std::invalid_argument);
+  // Sizes past any cache, and numbers past 64 bits, are refused in words naming the range, not taken.
+  setenv("DSLASH_LLC_BYTES", "4G", 1);
+  EXPECT_EQ(read_cache_sources().user, 4 * GiB);
+  setenv("DSLASH_LLC_BYTES", "1K", 1);
+  EXPECT_EQ(read_cache_sources().user, 1024u);
+  for (const char* bad : {"64G", "4097M", "1023", "0", "99999999999999999999999", "18014398509481984K", "-1", " 32M"}) {
+    setenv("DSLASH_LLC_BYTES", bad, 1);
+    try {
+      read_cache_sources();
+      ADD_FAILURE() << bad << " was taken";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_EQ(std::string(e.what()), "DSLASH_LLC_BYTES='" + std::string(bad) + "': expected a cache size from 1K to 4G, such as 32M, 32768K or 33554432");
+    }
+  }
   if (before) setenv("DSLASH_LLC_BYTES", saved.c_str(), 1);
   else unsetenv("DSLASH_LLC_BYTES");
 }
@@ -71,6 +88,9 @@ TEST(CacheDetection, ParsesSysfsSizes) {
   EXPECT_EQ(parse_cache_size(""), 0u);
   EXPECT_EQ(parse_cache_size("K"), 0u);
   EXPECT_EQ(parse_cache_size("12X"), 0u);
+  EXPECT_EQ(parse_cache_size("99999999999999999999999"), 0u);  // past 64 bits: unreadable, not saturated
+  EXPECT_EQ(parse_cache_size("17179869184G"), 0u);             // 2^34 G is 2^64 bytes
+  EXPECT_EQ(parse_cache_size("-1"), 0u);
 }
 
 TEST(CacheDetection, DecodesCpuidCacheParameters) {
@@ -203,6 +223,26 @@ TEST(Report, EveryBenchWritesTheSameFieldsAndAddsItsOwn) {
   EXPECT_EQ(run_json(run, ceilings, nlohmann::json::array(), {})["meta"]["fits_in_llc"], true);
 }
 
+// The JSON says how the run was started (the command line, quoted where a shell needs it, so it can
+// be pasted to run again) and on what CPU.
+TEST(Report, TheJsonHoldsTheCommandLineAndTheCpuModel) {
+  const char* argv[] = {"./dslash", "bench", "--lattice", "8x8x8x8", "--json", "my run.json", "--tile", "it's", ""};
+  record_command_line(9, argv);
+  EXPECT_EQ(command_line(), "./dslash bench --lattice 8x8x8x8 --json 'my run.json' --tile 'it'\\''s' ''");
+  RunInfo run = sample_run();
+  Ceilings ceilings(run.llc);
+  const nlohmann::json meta = run_json(run, ceilings, nlohmann::json::array(), {})["meta"];
+  EXPECT_EQ(meta["command_line"], command_line());
+  ASSERT_TRUE(meta.contains("cpu_model"));
+  EXPECT_EQ(meta["cpu_model"], cpu_model());
+  EXPECT_FALSE(cpu_model().empty());
+
+  std::istringstream x86("processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel\t\t: 1\nmodel name\t: AMD EPYC 7763 64-Core Processor \n");
+  EXPECT_EQ(cpu_model_from(x86), "AMD EPYC 7763 64-Core Processor");
+  std::istringstream arm("processor\t: 0\nBogoMIPS\t: 50.00\nCPU part\t: 0xd0c\n");
+  EXPECT_EQ(cpu_model_from(arm), "unknown");
+}
+
 // CONVENTIONS.md's compulsory bytes per site follow the links as stored: checkerboarded, single
 // precision, 8 links of G reals and two spinors (48 reals): (8 G + 48) x 4 bytes.
 TEST(ByteModel, FollowsTheGaugeCompression) {
@@ -227,6 +267,37 @@ TEST(ByteModel, TheTuneCacheKeepsCompressionsApart) {
   // A team shape tuned for one z-block of the traversal is not the one for another.
   EXPECT_NE(tune_key({.dispatch = Dispatch::Team, .block_z = 2}, geom, 4, "threads2"),
             tune_key({.dispatch = Dispatch::Team, .block_z = 8}, geom, 4, "threads2"));
+}
+
+std::string file_text(const std::string& path) {
+  std::ifstream in(path);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// A DSLASH_TUNE_CACHE that names someone else's file is never written: the run tunes without a cache.
+TEST(TuneCacheFile, AFileThatIsNotATuneCacheIsLeftAsItIs) {
+  const test::TempDir dir;
+  const std::string notes = dir.file("notes.txt");
+  std::ofstream(notes) << "notes\n";
+  TuneCache cache(notes);
+  EXPECT_FALSE(cache.writable());
+  EXPECT_EQ(cache.size(), 0u);
+  cache.store("8x8x8x8|vnode", "tile=0.0.1.1", 1e-3);
+  EXPECT_EQ(file_text(notes), "notes\n");
+}
+
+// Our own file, a new name or an empty file: written, and read back.
+TEST(TuneCacheFile, ATuneCacheANewNameOrAnEmptyFileIsWritten) {
+  const test::TempDir dir;
+  for (const std::string& name : {std::string("new.tsv"), std::string("empty.tsv")}) {
+    const std::string path = dir.file(name);
+    if (name == "empty.tsv") std::ofstream{path};
+    TuneCache cache(path);
+    EXPECT_TRUE(cache.writable()) << name;
+    cache.store("key", "tile=0.0.1.1", 1e-3);
+    const TuneCache again(path);
+    EXPECT_EQ(again.find("key").value_or("none"), "tile=0.0.1.1") << name;
+  }
 }
 
 // The tuner: the candidates include the whole-t columns that won mrhs at 48^4, and a slow phase of

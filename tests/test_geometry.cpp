@@ -58,6 +58,14 @@ TEST(Geometry, InvalidExtentsAreClearErrors) {
     EXPECT_NE(std::string(e.what()).find("L1 (y) = 5 must be even"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("try 4 or 6"), std::string::npos) << e.what();
   }
+  // An extent of 1 has one even neighbour to suggest, not "2 or 2".
+  try {
+    Geometry({1, 4, 4, 4});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("L0 (x) = 1 must be even for the checkerboard; try 2"), std::string::npos) << e.what();
+    EXPECT_EQ(std::string(e.what()).find(" or "), std::string::npos) << e.what();
+  }
   EXPECT_THROW(Geometry({0, 4, 4, 4}), std::invalid_argument);
   EXPECT_THROW(Geometry({-2, 4, 4, 4}), std::invalid_argument);
   EXPECT_THROW(Geometry({1 << 30, 1 << 30, 1 << 30, 1 << 30}), std::invalid_argument);
@@ -68,6 +76,19 @@ TEST(Geometry, ParsesBothSpellingsOfALatticeSize) {
   EXPECT_EQ(parse_extents("16.8.4.32"), (Coord{16, 8, 4, 32}));
   for (const char* bad : {"", "16x16x16", "16x16x16x16x16", "16xax16x16", "16x16x16x", "x16x16x16", "16,16,16,16"})
     EXPECT_THROW(parse_extents(bad), std::invalid_argument) << bad;
+  // The message names what is wrong: the extent that is no integer, or the count of extents.
+  const auto message = [](const char* text) {
+    try {
+      parse_extents(text);
+    } catch (const std::invalid_argument& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message("4.0x4x4x4"), "lattice size '4.0x4x4x4': extent '4.0' is not a positive integer (expected four extents, e.g. 16x16x16x32)");
+  EXPECT_EQ(message("4x4x4x4.5"), "lattice size '4x4x4x4.5': extent '4.5' is not a positive integer (expected four extents, e.g. 16x16x16x32)");
+  EXPECT_EQ(message("16x16x16"), "lattice size '16x16x16' has 3 extents, not four, e.g. 16x16x16x32");
+  EXPECT_EQ(message("4.4.4.4.4"), "lattice size '4.4.4.4.4' has 5 extents, not four, e.g. 16x16x16x32");
 }
 
 TEST(Geometry, MemoryCheckRefusesWhatCannotFit) {

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <fstream>
 #include <stdexcept>
 #include <vector>
 
@@ -62,6 +63,7 @@ Ceilings::Ceilings(const CacheInfo& llc, bool device) : on_device(device), triad
 #if !defined(DSLASH_HAVE_CUDA)
   if (on_device) throw std::invalid_argument("this dslash was built without CUDA");
 #endif
+  if (!on_device) check_memory_fits(triad_bytes, "the STREAM triad (1 GiB or 4x the last-level cache, from " + llc.source + ")");
 }
 
 void Ceilings::measure_round(const std::vector<SimdIsa>& isas, int bytes_per_real) {
@@ -111,6 +113,52 @@ CacheInfo choose_last_level_cache(const CacheReadings& readings, int sharing) {
 }
 
 CacheInfo last_level_cache(int sharing) { return choose_last_level_cache(read_cache_sources(), sharing); }
+
+namespace {
+std::string& recorded_command_line() {
+  static std::string line;
+  return line;
+}
+
+// An argument as a POSIX shell reads it back: as it is where it holds only safe characters, else in
+// single quotes (a quote inside as '\'').
+std::string shell_quoted(const std::string& arg) {
+  const bool plain = !arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-") ==
+                                         std::string::npos;
+  if (plain) return arg;
+  std::string quoted = "'";
+  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+}  // namespace
+
+void record_command_line(int argc, const char* const* argv) {
+  std::string line;
+  for (int i = 0; i < argc; ++i) {
+    if (i > 0) line += ' ';
+    line += shell_quoted(argv[i]);
+  }
+  recorded_command_line() = line;
+}
+
+std::string command_line() { return recorded_command_line(); }
+
+std::string cpu_model_from(std::istream& cpuinfo) {
+  std::string line;
+  while (std::getline(cpuinfo, line)) {
+    const std::size_t colon = line.find(':');
+    if (colon == std::string::npos || line.compare(0, 10, "model name") != 0) continue;
+    const std::size_t start = line.find_first_not_of(" \t", colon + 1);
+    if (start == std::string::npos) continue;
+    return line.substr(start, line.find_last_not_of(" \t\r") + 1 - start);
+  }
+  return "unknown";
+}
+
+std::string cpu_model() {
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  return cpu_model_from(cpuinfo);
+}
 
 std::string host_name() {
   char buf[256] = {};

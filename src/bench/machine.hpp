@@ -1,6 +1,7 @@
 #pragma once
 // What a run header reports about the machine and the build, and the measured roofline ceilings.
 #include <cstdint>
+#include <istream>
 #include <map>
 #include <string>
 #include <vector>
@@ -64,6 +65,15 @@ struct Ceilings {
 };
 
 std::string host_name();
+// The command line as run, for the reports: main records it once; command_line() joins the
+// arguments with spaces, each quoted for a POSIX shell where it needs it, so it can be run again.
+// Empty until recorded.
+void record_command_line(int argc, const char* const* argv);
+std::string command_line();
+// The CPU's model name: /proc/cpuinfo's first "model name" line, or "unknown" (as on most ARM
+// kernels, which print none); cpu_model_from reads it from any stream.
+std::string cpu_model();
+std::string cpu_model_from(std::istream& cpuinfo);
 std::string now_iso8601();
 std::string compiler_description();
 std::string build_flags();

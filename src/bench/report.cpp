@@ -131,7 +131,7 @@ nlohmann::json run_json(const RunInfo& run, const Ceilings& ceilings, const nloh
       {"threads", run.threads}, {"schedule", to_string(OpenMP::schedule())}, {"omp_proc_bind", env_or_unset("OMP_PROC_BIND")}, {"omp_places", env_or_unset("OMP_PLACES")},
       {"simd", to_string(run.isa)}, {"lanes", simd_lanes(run.isa, run.bytes_per_real)}, {"prec", run.prec()},
       {"compiler", compiler_description()}, {"flags", build_flags()}, {"git", git_revision()}, {"date", run.started},
-      {"host", host_name()}, {"iters", run.iters}, {"warmup", run.warmup}, {"parity", run.parity}, {"dagger", run.dagger},
+      {"host", host_name()}, {"cpu_model", cpu_model()}, {"command_line", command_line()}, {"iters", run.iters}, {"warmup", run.warmup}, {"parity", run.parity}, {"dagger", run.dagger},
       {"compress", run.compress},
       {"headline", run.headline()},
       {"footprint_over_llc", run.footprint_over_llc > 0 ? nlohmann::json(run.footprint_over_llc) : nlohmann::json(nullptr)},

@@ -21,8 +21,12 @@ TuneCache::TuneCache(std::string path) : path_(std::move(path)) {
   std::ifstream in(path_);
   if (!in) return;  // no cache yet
   std::string line;
-  if (!std::getline(in, line) || line != kHeader) {
-    std::fprintf(stderr, "warning: tune cache %s is not a '%s' file; ignoring it\n", path_.c_str(), kHeader);
+  if (!std::getline(in, line)) return;  // an empty file: nothing to lose by writing it
+  if (line != kHeader) {
+    // Someone else's file (or another version's): reading it is wrong and replacing it would lose it.
+    writable_ = false;
+    std::fprintf(stderr, "warning: tune cache %s is not a '%s' file: leaving it as it is and running without a tune cache\n",
+                 path_.c_str(), kHeader);
     return;
   }
   std::map<std::string, Entry> entries;
@@ -56,6 +60,7 @@ std::optional<std::string> TuneCache::find(const std::string& key) const {
 
 void TuneCache::store(const std::string& key, const std::string& value, double seconds) {
   entries_[key] = {value, seconds};
+  if (!writable_) return;
   try {
     const std::filesystem::path dir = std::filesystem::path(path_).parent_path();
     if (!dir.empty()) std::filesystem::create_directories(dir);

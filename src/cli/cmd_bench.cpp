@@ -60,28 +60,15 @@ int run_bench(const BenchOptions& o) {
 #if defined(DSLASH_HAVE_CUDA)
     run.isas = {SimdIsa::Simt};
     describe_gpu(run);
-    std::fprintf(stderr, "measuring ceilings on the GPU (device triad and copy, FMA loop)...\n");
 #endif
   } else {
-    run.llc = bench::last_level_cache();
-    std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), run.threads);
+    run.llc = bench::last_level_cache();  // a bad DSLASH_LLC_BYTES is refused here, first
   }
-  bench::Ceilings ceilings(run.llc, kDevice);
-  ceilings.measure_round(run.isas, F);
-  if (!kDevice && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
-    std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
-  std::unique_ptr<bench::TuneCache> cache;
-  if (o.tile == "auto" || o.team_size == "auto") {
-    cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
-    std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
-  }
-  bench::Benchmark<Real, Space> bench(
-      geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed, .llc_bytes = run.llc.share()}, cache.get());
-
-  std::vector<bench::VariantResult> results;
+  // Every variant checked as its kernel will check it, before anything is measured: an error the
+  // options decide is one line at once, not the last of several after the ceilings.
+  std::vector<bench::VariantRequest> requests;
   std::vector<std::string> skipped;
-  const std::size_t total = kernels.size() * dispatches.size();
   for (const auto& k : kernels)
     for (const auto& disp : dispatches) {
       bench::VariantRequest req;
@@ -90,16 +77,46 @@ int run_bench(const BenchOptions& o) {
       req.cfg.team_size = user_team;
       req.tune_tile = req.cfg.dispatch == Dispatch::MDRange && o.tile == "auto";
       req.tune_team = req.cfg.dispatch == Dispatch::Team && o.team_size == "auto";
-      std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, total, k.c_str(), disp.c_str());
       try {
-        results.push_back(bench.run(req));
-        ceilings.measure_round(run.isas, F);
+        (void)DslashKernel<Real, Space>::check_config(geom, req.cfg);
+        requests.push_back(req);
       } catch (const std::invalid_argument& e) {
         if (o.kernel != "all") throw;
         skipped.push_back(e.what());
-        std::fprintf(stderr, "  skipped: %s\n", e.what());
       }
     }
+  if (requests.empty()) throw std::invalid_argument(skipped.front() + " (and no other variant can run either)");
+  for (const auto& s : skipped) std::fprintf(stderr, "skipped: %s\n", s.c_str());
+
+  std::unique_ptr<bench::TuneCache> cache;
+  if (o.tile == "auto" || o.team_size == "auto") {
+    cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
+    if (cache->writable()) std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
+    else cache.reset();  // not a tune cache: its warning said so, and the run tunes without one
+  }
+  // The gauge field before the ceilings too: a lattice too large for memory fails at once.
+  bench::Benchmark<Real, Space> bench(
+      geom, {.iters = o.iters, .warmup = o.warmup, .check = o.check, .traffic = o.traffic, .seed = o.seed, .llc_bytes = run.llc.share()}, cache.get());
+
+  if (kDevice) std::fprintf(stderr, "measuring ceilings on the GPU (device triad and copy, FMA loop)...\n");
+  else std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), run.threads);
+  bench::Ceilings ceilings(run.llc, kDevice);
+  ceilings.measure_round(run.isas, F);
+  if (!kDevice && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
+    std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
+
+  std::vector<bench::VariantResult> results;
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    std::fprintf(stderr, "[%zu/%zu] %s %s...\n", i + 1, requests.size(), to_string(requests[i].cfg.kernel), to_string(requests[i].cfg.dispatch));
+    try {
+      results.push_back(bench.run(requests[i]));
+      ceilings.measure_round(run.isas, F);
+    } catch (const std::invalid_argument& e) {
+      if (o.kernel != "all") throw;
+      skipped.push_back(e.what());
+      std::fprintf(stderr, "  skipped: %s\n", e.what());
+    }
+  }
 
   for (auto& r : results) bench::rate_against(r, ceilings);
   bench::check_footprints(run, results);

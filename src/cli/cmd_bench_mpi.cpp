@@ -372,6 +372,29 @@ int run(const BenchOptions& o) {
                         {"gpu_halo", o.mpi.gpu_halo}};
 #endif
   }
+  // Every variant checked on the local lattice as its kernel will check it, before anything is
+  // measured (every rank has the same local lattice, so the same verdict).
+  std::vector<DslashConfig> configs;
+  std::vector<std::string> refused;
+  for (const auto& k : kernels)
+    for (const auto& disp : dispatches) {
+      DslashConfig cfg = variant_config(o, k, disp, isa, F);
+      if (cfg.dispatch == Dispatch::MDRange) cfg.tile = tile;
+      if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
+      DslashConfig split = cfg;
+      for (int mu = 0; mu < 4; ++mu) split.halo[static_cast<std::size_t>(mu)] = grid.split(mu);
+      try {
+        (void)DslashKernel<Real, Space>::check_config(grid.local(), split);
+        configs.push_back(cfg);
+      } catch (const std::invalid_argument& e) {
+        if (o.kernel != "all") throw std::invalid_argument(grid.describe() + ": " + e.what());
+        refused.push_back(grid.describe() + ": " + e.what());
+      }
+    }
+  if (configs.empty()) throw std::invalid_argument(refused.front() + " (and no other variant can run either)");
+  if (root)
+    for (const auto& why : refused) std::fprintf(stderr, "skipped: %s\n", why.c_str());
+
   // Every rank measures at once, as they run: the ceilings are one rank's share of the node.
   if (root) std::fprintf(stderr, "measuring ceilings on every rank at once (%d threads each)...\n", run.threads);
   MPI_Barrier(grid.comm());
@@ -385,23 +408,20 @@ int run(const BenchOptions& o) {
   const GaugeField<Real> u = mpi::scatter(grid, u_global ? &*u_global : nullptr);
 
   std::vector<MpiResult> results;
-  std::vector<std::string> skipped;
-  for (const auto& k : kernels)
-    for (const auto& disp : dispatches) {
-      DslashConfig cfg = variant_config(o, k, disp, isa, F);
-      if (cfg.dispatch == Dispatch::MDRange) cfg.tile = tile;
-      if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
-      if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", results.size() + skipped.size() + 1, kernels.size() * dispatches.size(), k.c_str(), disp.c_str());
-      try {
-        results.push_back(run_variant<Real, Space>(grid, u, u_global, cfg, o, run.llc));
-        MPI_Barrier(grid.comm());  // every rank measures its next round at once, as at the start
-        ceilings.measure_round(run.isas, F);
-      } catch (const mpi::CollectiveError& e) {  // every rank agrees, so every rank skips
-        if (o.kernel != "all") throw;
-        skipped.push_back(e.what());
-        if (root) std::fprintf(stderr, "  skipped: %s\n", e.what());
-      }
+  std::vector<std::string> skipped = refused;
+  for (std::size_t i = 0; i < configs.size(); ++i) {
+    const DslashConfig& cfg = configs[i];
+    if (root) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", i + 1, configs.size(), to_string(cfg.kernel), to_string(cfg.dispatch));
+    try {
+      results.push_back(run_variant<Real, Space>(grid, u, u_global, cfg, o, run.llc));
+      MPI_Barrier(grid.comm());  // every rank measures its next round at once, as at the start
+      ceilings.measure_round(run.isas, F);
+    } catch (const mpi::CollectiveError& e) {  // every rank agrees, so every rank skips
+      if (o.kernel != "all") throw;
+      skipped.push_back(e.what());
+      if (root) std::fprintf(stderr, "  skipped: %s\n", e.what());
     }
+  }
   for (MpiResult& r : results) bench::rate_against(r, ceilings, grid.size());  // the run's best ceilings, per rank
   int step = 4;  // a suggested lattice splits over the grid into domains every kernel can fold
   for (int mu = 0; mu < 4; ++mu) step = std::lcm(step, 4 * grid.grid()[static_cast<std::size_t>(mu)]);

@@ -279,15 +279,17 @@ GaugeField<double> gauge_field(const SolveOptions& o) {
   return r;
 }
 
-#if defined(DSLASH_HAVE_MPI)
-std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched);
-
-// The links each operator stores, compressed as asked, in its precision (kernels check their own
-// block; under MPI rank 0 checks the whole field first).
+// The links each operator stores, compressed as asked, in its precision, checked before the
+// operators are made so that a refusal names the option that asked for it (the kernels, which
+// check again, know only the number; under MPI rank 0 checks the whole field first).
 void check_links(const SolveOptions& o, const GaugeField<double>& u) {
   if (o.prec != "single") check_compressible(u, o.k.compress);
-  if (o.prec != "double") check_compressible(convert_precision<float>(u), o.sloppy_compress());
+  if (o.prec != "double")
+    check_compressible(convert_precision<float>(u), o.sloppy_compress(), o.compress_sloppy != 0 ? "--compress-sloppy" : "--compress");
 }
+
+#if defined(DSLASH_HAVE_MPI)
+std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched);
 
 // Under mpirun: rank 0 makes u and b (collectively: an error there stops every rank with its
 // message) and scatters them, every rank solves its block, and x comes back whole to rank 0 (u and
@@ -437,6 +439,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
 #endif
     } else {
       u.emplace(gauge_field(*o));
+      check_links(*o, *u);
       b = sources(*o, u->geometry(), batched);
       out = solve_in(*o, *u, b, o->kernel == "mrhs" ? static_cast<int>(b.size()) : 1, print_every, nullptr);
       out.where = "lattice " + u->geometry().to_string();

@@ -57,6 +57,21 @@ std::string version_text() {
          " reals; CPU layouts " + (build::kCpuLeftLayout ? "right and left" : "right") + "; CPU xpay epilogue " + yes_no(build::kCpuXpay);
 }
 
+// CLI11 says "A subcommand is required" both for no command and for an unknown one: name the
+// unknown one and the commands there are. Empty when the first argument is a command or an option.
+std::string command_problem(const CLI::App& app, int argc, char** argv) {
+  std::string names;
+  const auto commands = app.get_subcommands([](const CLI::App*) { return true; });
+  for (std::size_t i = 0; i < commands.size(); ++i)
+    names += (i == 0 ? "" : i + 1 == commands.size() ? " or " : ", ") + commands[i]->get_name();
+  if (argc < 2) return "a command is required: " + names;
+  const std::string first = argv[1];
+  if (first.starts_with("-")) return {};
+  for (const CLI::App* c : commands)
+    if (c->check_name(first)) return {};
+  return "unknown command '" + first + "': choose " + names;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +81,7 @@ int main(int argc, char** argv) {
   // that timed regions time the work; a user's own CUDA_MODULE_LOADING wins.
   setenv("CUDA_MODULE_LOADING", "EAGER", 0);
 #endif
+  dslash::bench::record_command_line(argc, argv);  // the reports say how they were made
   int rank = 0;
 #if defined(DSLASH_HAVE_MPI)
   std::optional<dslash::mpi::Session> session;
@@ -85,6 +101,10 @@ int main(int argc, char** argv) {
   int exit_code = 0;
   dslash::cli::add_bench_command(app, exit_code);
   dslash::cli::add_solve_command(app, exit_code);
+  if (const std::string why = command_problem(app, argc, argv); !why.empty()) {
+    if (rank == 0) std::fprintf(stderr, "dslash: %s (try '--help')\n", why.c_str());
+    return 2;
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

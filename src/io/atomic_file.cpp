@@ -211,10 +211,19 @@ bool is_character_device(const std::string& path) {
 std::string read_file_bytes(const std::string& path) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) throw std::runtime_error("'" + path + "' is a directory");
+  // The readers take the size first; a pipe (`cat U.nersc | dslash info /dev/stdin`) has none, and
+  // opening a FIFO would wait for a writer.
+  struct stat st {};
+  if (::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode)) {
+    const char* kind = S_ISFIFO(st.st_mode) ? "a pipe" : S_ISCHR(st.st_mode) ? "a character device" : S_ISSOCK(st.st_mode) ? "a socket" : "a special file";
+    throw std::runtime_error("'" + path + "' is " + kind + ", not a seekable regular file; give a regular file");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot open '" + path + "': " + std::strerror(errno));
   in.seekg(0, std::ios::end);
-  const auto size = static_cast<std::uint64_t>(in.tellg());
+  const std::streamoff end = in.tellg();
+  if (!in || end < 0) throw std::runtime_error("'" + path + "' is not seekable; give a regular file");
+  const auto size = static_cast<std::uint64_t>(end);
   check_memory_fits(size, "reading '" + path + "'");
   in.seekg(0);
   std::string bytes(size, '\0');

@@ -45,7 +45,8 @@ bool same_file(const std::string& a, const std::string& b);
 // True when `path` (its symbolic links followed) is a character device, such as /dev/null.
 bool is_character_device(const std::string& path);
 
-// The whole file, or std::runtime_error naming the path and the reason.
+// The whole file, or std::runtime_error naming the path and the reason: one that cannot be read
+// by its size (a pipe, a character device) is refused without being opened.
 std::string read_file_bytes(const std::string& path);
 
 }  // namespace dslash::io

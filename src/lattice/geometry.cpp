@@ -8,6 +8,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace dslash {
 
@@ -35,7 +36,7 @@ Geometry::Geometry(const Coord& extents) : extents_(extents), volume_(1) {
     if (L % 2 != 0)
       throw std::invalid_argument("lattice extent L" + std::to_string(mu) + " (" + kAxis[mu] + ") = " +
                                   std::to_string(L) + " must be even for the checkerboard; try " +
-                                  std::to_string(L - 1 > 0 ? L - 1 : 2) + " or " + std::to_string(L + 1));
+                                  (L > 1 ? std::to_string(L - 1) + " or " : "") + std::to_string(L + 1));
     // Keep 36 * sizeof(complex<double>) * V representable as well as V itself.
     if (volume_ > (std::numeric_limits<site_t>::max() / 1024) / L)
       throw std::invalid_argument("lattice volume overflows");
@@ -50,21 +51,27 @@ std::string Geometry::to_string() const {
 
 Coord parse_extents(std::string_view text) {
   if (text.empty()) throw std::invalid_argument("empty lattice size; expected e.g. 16x16x16x32");
-  const char sep = text.find('.') != std::string_view::npos ? '.' : 'x';
+  // 'x' separates wherever it appears, so a '.' inside an extent ("4.0x4x4x4") is that extent's error.
+  const char sep = text.find('x') != std::string_view::npos ? 'x' : '.';
+  std::vector<std::string_view> parts;
+  for (std::size_t pos = 0;;) {
+    const std::size_t next = text.find(sep, pos);
+    parts.push_back(text.substr(pos, next == std::string_view::npos ? std::string_view::npos : next - pos));
+    if (next == std::string_view::npos) break;
+    pos = next + 1;
+  }
+  if (parts.size() != 4)
+    throw std::invalid_argument("lattice size '" + std::string(text) + "' has " + std::to_string(parts.size()) +
+                                (parts.size() == 1 ? " extent" : " extents") + ", not four, e.g. 16x16x16x32");
   Coord dims{};
-  std::size_t pos = 0;
   for (std::size_t mu = 0; mu < 4; ++mu) {
-    const std::size_t next = mu < 3 ? text.find(sep, pos) : text.size();
-    if (next == std::string_view::npos)
-      throw std::invalid_argument("lattice size '" + std::string(text) + "' needs four extents, e.g. 16x16x16x32");
-    const std::string_view part = text.substr(pos, next - pos);
+    const std::string_view part = parts[mu];
     int value = 0;
     const auto [end, ec] = std::from_chars(part.data(), part.data() + part.size(), value);
     if (ec != std::errc() || end != part.data() + part.size() || part.empty())
-      throw std::invalid_argument("lattice size '" + std::string(text) + "': '" + std::string(part) +
-                                  "' is not an integer (expected four extents, e.g. 16x16x16x32)");
+      throw std::invalid_argument("lattice size '" + std::string(text) + "': extent '" + std::string(part) +
+                                  "' is not a positive integer (expected four extents, e.g. 16x16x16x32)");
     dims[mu] = value;
-    pos = next + 1;
   }
   return dims;
 }
