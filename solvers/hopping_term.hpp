@@ -7,6 +7,7 @@
 // So EvenOddWilson and the solvers run unchanged on one process or many, and know nothing of MPI.
 #include <array>
 #include <complex>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -50,6 +51,10 @@ class HoppingTerm {
   virtual void sum(std::span<double> partials) const { (void)partials; }
   // Whether sum() has other processes' partials to add: then a sum must come through the host.
   virtual bool spans_processes() const { return false; }
+  // Where it spans processes: how its halos travel (a solve reports it), and its hops since
+  // construction that read the halo in place from the neighbours' inputs. nullptr and 0 on one process.
+  virtual const char* transport() const { return nullptr; }
+  virtual std::int64_t calls_read_in_place() const { return 0; }
 };
 
 // D on one process: its four kernels.

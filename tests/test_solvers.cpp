@@ -1,6 +1,7 @@
 // The solver layer: BLAS-1 on packed buffers against scalar loops and the fields' own inner
 // product; the even-odd Wilson operator against the same formulas built from the reference Dslash;
-// the solutions of CGNR and BiCGStab of the full-lattice system checked with the reference Wilson matrix.
+// the solutions of CGNR and BiCGStab of the full-lattice system checked with the reference Wilson
+// matrix; the solve driver that runs them for `dslash solve`.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -19,6 +20,7 @@
 #include "solvers/blas.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/device_sums.hpp"
+#include "solvers/solve_driver.hpp"
 #include "solvers/wilson_operator.hpp"
 #include "test_support.hpp"
 
@@ -1145,6 +1147,141 @@ TEST(EvenOddWilson, RefusesADiagonalPastItsPrecision) {
   const GaugeField<double> u = random_gauge(kSmallLattice, 1);
   EXPECT_THROW(EvenOddWilson<float>(convert_precision<float>(u), 1e300, {}), std::invalid_argument);
   EXPECT_NO_THROW(EvenOddWilson<double>(u, 1e300, {}));
+}
+
+// ---------------------------------------------------------------- the solve driver
+
+SolveConfig driver_config(SolveMethod method, SolvePrecision precision, DslashConfig kernel = {}) {
+  return {.method = method, .precision = precision, .mass = 0.1, .tolerance = 1e-10, .kernel = kernel};
+}
+
+// Every right-hand side solved, one solver call each, and x confirmed by the reference operator;
+// the totals are the calls' sums.
+TEST(SolveDriver, SolvesEveryRightHandSideAndTheReferenceConfirmsIt) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  const std::vector<SpinorField<double>> b = gaussians(kSmallLattice, Subset::Full, 2, 60);
+  const SolveOutcome out = solve_wilson(driver_config(SolveMethod::Cgnr, SolvePrecision::Double), u, b);
+  ASSERT_EQ(out.solves.size(), 2u);
+  ASSERT_EQ(out.x.size(), 2u);
+  EXPECT_TRUE(out.converged());
+  EXPECT_EQ(out.first_unconverged(), nullptr);
+  EXPECT_FALSE(out.halo) << "one process's kernels have no halo";
+  EXPECT_TRUE(out.launches.empty()) << "profiled without being asked";
+  const ReferenceCheck check = check_with_reference(u, b, out.x, 0.1, 1e-10, false);
+  ASSERT_EQ(check.residuals.size(), 2u);
+  EXPECT_TRUE(check.confirms) << check.worst;
+  EXPECT_LE(check.worst, 10e-10);
+  EXPECT_EQ(check.worst, std::max(check.residuals[0], check.residuals[1]));
+  const SolveTotals t = solve_totals(out, kSmallLattice);
+  EXPECT_EQ(t.iterations, out.solves[0].result.iterations + out.solves[1].result.iterations);
+  EXPECT_EQ(t.in_single, 0);
+  EXPECT_EQ(t.in_double, out.solves[0].precise_dslash + out.solves[1].precise_dslash);
+  EXPECT_DOUBLE_EQ(t.flops, 1320.0 * static_cast<double>(kSmallLattice.half_volume()) * static_cast<double>(t.in_double));
+  for (int r = 0; r < 2; ++r) {
+    EXPECT_EQ(out.solves[static_cast<std::size_t>(r)].first, r);
+    EXPECT_EQ(out.solves[static_cast<std::size_t>(r)].count, 1);
+    EXPECT_EQ(out.solves[static_cast<std::size_t>(r)].sloppy_dslash, 0) << "one precision: one operator";
+  }
+}
+
+// Mixed precision with every right-hand side in one call (mrhs, as many as single's SIMD lanes, at
+// least 2): the iterations' applications are single's, and x still meets the double tolerance.
+TEST(SolveDriver, MixedPrecisionSolvesSeveralRightHandSidesInOneCall) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  const int n = std::max(2, simd_lanes(best_isa(), sizeof(float)));
+  const std::vector<SpinorField<double>> b = gaussians(kSmallLattice, Subset::Full, n, 61);
+  const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n};
+  const SolveOutcome out = solve_wilson(driver_config(SolveMethod::BiCGStab, SolvePrecision::Mixed, mrhs), u, b);
+  ASSERT_EQ(out.solves.size(), 1u);
+  EXPECT_EQ(out.solves[0].count, n);
+  ASSERT_EQ(out.x.size(), static_cast<std::size_t>(n));
+  EXPECT_TRUE(out.converged()) << out.solves[0].result.breakdown;
+  EXPECT_EQ(out.config.kernel, KernelFamily::Mrhs);
+  EXPECT_TRUE(check_with_reference(u, b, out.x, 0.1, 1e-10, false).confirms);
+  const SolveTotals t = solve_totals(out, kSmallLattice);
+  EXPECT_GT(t.in_single, 0);
+  EXPECT_EQ(t.in_single, out.solves[0].sloppy_dslash);
+}
+
+// The progress hooks see every iteration of every call, numbered, and each call's end; the last
+// residual reported is the call's last, in units of the full source.
+TEST(SolveDriver, ReportsProgressPerIterationAndTheEndOfEachCall) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  const std::vector<SpinorField<double>> b = gaussians(kSmallLattice, Subset::Full, 2, 62);
+  SolveConfig config = driver_config(SolveMethod::Cgnr, SolvePrecision::Double);
+  std::vector<SolveProgress> seen;
+  std::vector<int> ended;
+  config.on_iteration = [&](const SolveProgress& p) { seen.push_back(p); };
+  config.on_solve_end = [&](int solve) { ended.push_back(solve); };
+  const SolveOutcome out = solve_wilson(config, u, b);
+  EXPECT_EQ(ended, (std::vector<int>{0, 1}));
+  ASSERT_EQ(seen.size(), static_cast<std::size_t>(out.solves[0].result.iterations + out.solves[1].result.iterations));
+  EXPECT_EQ(seen.front().solve, 0);
+  EXPECT_EQ(seen.front().iteration, 1);
+  EXPECT_EQ(seen.back().solve, 1);
+  EXPECT_EQ(seen.back().solves, 2);
+  EXPECT_EQ(seen.back().iteration, out.solves[1].result.iterations);
+  // In units of the full source (the solver's own are the even system's); a reliable update's is recomputed.
+  const double last = out.solves[1].result.history.back() * out.solves[1].scale;
+  EXPECT_NEAR(seen.back().residual, last, 1e-6 * last);
+}
+
+// A solve that runs out of iterations says which call and why, and the profile times its launches.
+TEST(SolveDriver, ReportsTheFirstUnconvergedCallAndProfilesLaunches) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  SolveConfig config = driver_config(SolveMethod::Cgnr, SolvePrecision::Double);
+  config.max_iterations = 2;
+  config.profile = true;
+  const SolveOutcome out = solve_wilson(config, u, gaussians(kSmallLattice, Subset::Full, 1, 63));
+  EXPECT_FALSE(out.converged());
+  ASSERT_NE(out.first_unconverged(), nullptr);
+  EXPECT_EQ(out.first_unconverged()->result.stop, Stop::IterationLimit);
+  ASSERT_FALSE(out.launches.empty());
+  double sum = 0;
+  for (std::size_t i = 0; i < out.launches.size(); ++i) {
+    sum += out.launches[i].seconds;
+    EXPECT_GT(out.launches[i].calls, 0) << out.launches[i].label;
+    if (i > 0) {
+      EXPECT_LE(out.launches[i].seconds, out.launches[i - 1].seconds) << "longest first";
+    }
+  }
+  EXPECT_NEAR(out.launch_seconds, sum, 1e-12);
+}
+
+// The hopping terms come from a given factory, once per operator (two in a mixed solve), and the
+// solution is the one of the operators' own kernels.
+TEST(SolveDriver, TakesItsHoppingTermsFromAFactory) {
+  struct Local final : HoppingFactory {
+    mutable int made = 0;
+    std::shared_ptr<const HoppingTerm<double, HostSpace>> make(const GaugeField<double>& u, const DslashConfig& c, HostSpace) const override {
+      ++made;
+      return std::make_shared<const LocalHopping<double, HostSpace>>(u, c);
+    }
+    std::shared_ptr<const HoppingTerm<float, HostSpace>> make(const GaugeField<float>& u, const DslashConfig& c, HostSpace) const override {
+      ++made;
+      return std::make_shared<const LocalHopping<float, HostSpace>>(u, c);
+    }
+#if defined(DSLASH_HAVE_CUDA)
+    std::shared_ptr<const HoppingTerm<double, CudaSpace>> make(const GaugeField<double>&, const DslashConfig&, CudaSpace) const override { return nullptr; }
+    std::shared_ptr<const HoppingTerm<float, CudaSpace>> make(const GaugeField<float>&, const DslashConfig&, CudaSpace) const override { return nullptr; }
+#endif
+  };
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  const std::vector<SpinorField<double>> b = gaussians(kSmallLattice, Subset::Full, 1, 64);
+  const Local factory;
+  SolveConfig config = driver_config(SolveMethod::Cgnr, SolvePrecision::Mixed);
+  const SolveOutcome own = solve_wilson(config, u, b);
+  config.hopping = &factory;
+  const SolveOutcome made = solve_wilson(config, u, b);
+  EXPECT_EQ(factory.made, 2);
+  EXPECT_EQ(made.solves[0].result.iterations, own.solves[0].result.iterations);
+  EXPECT_EQ(relative_difference(made.x[0], own.x[0]), 0.0);
+}
+
+TEST(SolveDriver, RefusesSourcesThatDoNotSplitIntoItsCalls) {
+  const GaugeField<double> u = random_gauge(kSmallLattice, 8);
+  EXPECT_THROW(solve_wilson(driver_config(SolveMethod::Cgnr, SolvePrecision::Double, {.nrhs = 2}), u, gaussians(kSmallLattice, Subset::Full, 3, 65)),
+               std::invalid_argument);
 }
 
 }  // namespace

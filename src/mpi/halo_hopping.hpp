@@ -31,8 +31,8 @@ class HaloHopping final : public HoppingTerm<Real, Space> {
   vector_type allocate(const std::string& label) const override { return halos_[0]->allocate_spinors(label); }
   // How the halos travel (HaloDslash::transport), and the hops since construction that read theirs
   // in place from the neighbours' inputs.
-  const char* transport() const { return halos_[0]->transport(); }
-  std::int64_t calls_read_in_place() const;
+  const char* transport() const override { return halos_[0]->transport(); }
+  std::int64_t calls_read_in_place() const override;
   // Collective.
   void apply(Subset out, bool dagger, const vector_type& in, const vector_type& result) const override;
   // Collective. In one pass where the halo's hops are added in the kernel (HaloDslash::apply_xpay).

@@ -1,0 +1,59 @@
+#pragma once
+// The options of `dslash solve`, shared by the command (cmd_solve.cpp), its run under mpirun
+// (cmd_solve_mpi.cpp) and what it reads and writes (solve_io.cpp). The solve itself is the
+// driver's (solvers/solve_driver.hpp).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/commands.hpp"
+#include "solvers/solve_driver.hpp"
+
+namespace dslash::cli {
+
+struct SolveOptions {
+  std::string gauge, in, out, json, source, solver = "cg", prec = "double", kernel = "naive", backend = "cpu";
+  Coord dims{};
+  bool random = false;
+  std::uint64_t seed = 1;
+  double mass = 0, tol = 1e-10, reliable_delta = SolverParams{}.reliable_delta;
+  int maxiter = 1000, nrhs = 0, threads = 0;
+  int compress_sloppy = 0;  // --prec mixed (refused otherwise): the reals per link of the single-precision operator (0: as --compress)
+  int print_every = -1;  // -1: not given (10 on a terminal, else none)
+  bool profile = false;
+  KernelOptions k;
+  MpiOptions mpi;
+  int sloppy_compress() const { return compress_sloppy != 0 ? compress_sloppy : k.compress; }
+};
+
+// The fields of a solve on the whole lattice (under MPI on rank 0 only, which reports; elsewhere empty).
+struct SolveInputs {
+  std::optional<GaugeField<double>> u;
+  std::vector<SpinorField<double>> b;
+  bool batched = false;  // b in the 7-D .npy form (--in's shape, or several made): x is written in it too
+};
+
+// The gauge field of --gauge or --random.
+GaugeField<double> gauge_field(const SolveOptions& o);
+// The right-hand sides: from --in, or --source point (right-hand side r: 1 at lattice site r / 12,
+// spin-colour r % 12) or random (Gaussian, seed + r, as `dslash spinor`).
+std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched);
+
+// The links each operator stores, compressed as asked, in its precision, checked before the
+// operators are made so that a refusal names the option that asked for it (the kernels, which
+// check again, know only the number; under MPI rank 0 checks the whole field first).
+void check_links(const SolveOptions& o, const GaugeField<double>& u);
+
+// The driver's configuration: per_solve right-hand sides in each solver call, and the residual on
+// stderr every print_every iterations (0: never).
+SolveConfig solve_config(const SolveOptions& o, int per_solve, int print_every);
+
+// Under mpirun (a build with MPI): rank 0 makes u and b and scatters them, every rank solves its
+// block over the halo-exchanging operator, and x comes back whole to rank 0. where: the process grid.
+SolveOutcome solve_distributed(const SolveOptions& o, int print_every, SolveInputs& in, std::string& where);
+
+// On the process that holds the inputs: the report on stdout, --json, and x to --out where the
+// solves converged and the reference operator confirms them. False otherwise, with why on stderr.
+bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutcome& out, const std::string& where, bool distributed);
+
+}  // namespace dslash::cli
