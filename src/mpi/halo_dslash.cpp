@@ -10,11 +10,9 @@
 #include <thread>
 
 #include "mpi/mpi_session.hpp"
-#include "mpi/shared_halo.hpp"
 #include "mpi/shared_spinors.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
-#include "mpi/peer_halo.hpp"
 #endif
 
 namespace dslash::mpi {
@@ -120,29 +118,29 @@ HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Re
     : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
   if constexpr (kDevice) {
-    device_ = std::make_unique<Device>(grid, exchange_, options.gpu_halo, kernel_.layout());
-  } else if (options.cpu_halo != CpuHalo::Mpi && exchange_.messages() > 0) {
-    const std::string refusal = shared_halo_refusal(grid, exchange_);
-    if (options.cpu_halo != CpuHalo::Auto && !refusal.empty())
-      throw CollectiveError(std::string("--cpu-halo ") + (options.cpu_halo == CpuHalo::Shared ? "shared: " : "inputs: ") + refusal);
-    if (refusal.empty()) shared_ = std::make_unique<SharedHalo<Real>>(grid, exchange_);  // inputs too: its notices, and any other input
-    const CpuHalo on_node = options.cpu_halo == CpuHalo::Auto ? options.auto_on_node : options.cpu_halo;
-    if (shared_ && on_node == CpuHalo::Inputs)
-      spinors_ = inputs_of && inputs_of->spinors_ ? inputs_of->spinors_ : std::make_shared<SharedSpinors<Real>>(grid);
+#if defined(DSLASH_HAVE_CUDA)
+    device_ = std::make_unique<Device>();
+    // Peer, where a warp's message stores coalesce, the projection writes the neighbour's buffer
+    // itself, over NVLink (QUDA's remote write). vnode's message lanes come from neighbouring threads;
+    // naive's messages are component-major on the GPU (FaceLanes::kItemsFastest), where item-major
+    // put its threads' stores 48 bytes apart. mrhs copies: its remote stores do not coalesce, and
+    // writing remotely was slower (docs/history/HISTORY.md, "Queued hops, and the projection writing
+    // the neighbour's buffer" and "Naive's messages component by component").
+    const KernelLayout& l = kernel_.layout();
+    auto halo = make_device_halo_transport(grid, exchange_, options.gpu_halo, l.folded || l.lanes == 1, device_->faces.get());
+    device_->halo = halo.get();
+    transport_ = std::move(halo);
+#endif
+  } else {
+    transport_ = make_halo_transport(grid, exchange_, options.cpu_halo, options.auto_on_node, inputs_of ? inputs_of->transport_.get() : nullptr);
   }
 }
 
 template <class Real, class Space>
 typename HaloDslash<Real, Space>::spinor_view HaloDslash<Real, Space>::allocate_spinors(const std::string& label) {
   if constexpr (!kDevice)
-    if (spinors_) return spinors_->allocate(label, static_cast<std::size_t>(kernel_.spinor_bytes() / sizeof(Real)));
+    if (auto* spinors = transport_->in_place()) return spinors->allocate(label, static_cast<std::size_t>(kernel_.spinor_bytes() / sizeof(Real)));
   return kernel_.allocate_spinors(label);
-}
-
-template <class Real, class Space>
-const char* HaloDslash<Real, Space>::transport() const {
-  if constexpr (!kDevice) return spinors_ ? "inputs" : shared_ ? "shared" : "mpi";
-  else return device_->peer ? "peer" : "staged";
 }
 
 template <class Real, class Space>
@@ -155,72 +153,43 @@ void HaloDslash<Real, Space>::for_each_split(const F& f) const {
     if (grid_.split(mu)) f(mu);
 }
 
-// A CPU rank's projections write into the send buffer, or with a shared halo into the peers' buffers,
+// A CPU rank's projections write where the transport says (the send buffer, or the peers' buffers),
 // in one launch: a vector on an edge of the rank's block (2 or 3 faces) is read once, where one
 // launch a direction read it once a face (docs/history/HISTORY.md, "Every face in one launch").
 template <class Real, class Space>
 void HaloDslash<Real, Space>::project(const spinor_view& in, HaloCallTimes* t) {
   std::array<std::array<Real*, 2>, 4> to{};
-  for_each_split([&](int mu) {
-    for (Hop hop : {Hop::Forward, Hop::Backward}) {
-      Real* at = exchange_.send(mu, hop);
-      to[static_cast<std::size_t>(mu)][static_cast<std::size_t>(hop)] =
-          shared_ ? shared_->destination(static_cast<std::size_t>(at - exchange_.send_buffer())) : at;
-    }
-  });
+  for_each_split([&](int mu) { to[static_cast<std::size_t>(mu)] = {transport_->send(mu, Hop::Forward), transport_->send(mu, Hop::Backward)}; });
   const double t0 = MPI_Wtime();
   faces_.project_all(in, to);
   if (t) t->project_all = MPI_Wtime() - t0;
 }
 
 template <class Real, class Space>
-const Real* HaloDslash<Real, Space>::received(int mu, Hop hop) {
-  const Real* at = exchange_.receive(mu, hop);
-  return shared_ ? shared_->received(static_cast<std::size_t>(at - exchange_.receive_buffer())) : at;
-}
-
-template <class Real, class Space>
 bool HaloDslash<Real, Space>::completes_in_kernel(Progress progress) const {
   if constexpr (kDevice) return false;  // the GPU's interior runs while its halo travels
-  else return options_.complete == HaloComplete::Auto && exchange_.messages() > 0 && (shared_ || progress == Progress::None);
+  else return options_.complete == HaloComplete::Auto && exchange_.messages() > 0 && (!transport_->needs_progress() || progress == Progress::None);
 }
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::complete(const spinor_view& out, HaloCallTimes& t) {
   for_each_split([&](int mu) {
     const double t0 = MPI_Wtime();
-    faces_.complete_both(mu, received(mu, Hop::Forward), received(mu, Hop::Backward), out);
+    faces_.complete_both(mu, transport_->received(mu, Hop::Forward), transport_->received(mu, Hop::Backward), out);
     t.complete[static_cast<std::size_t>(mu)] = MPI_Wtime() - t0;
   });
-}
-
-template <class Real, class Space>
-void HaloDslash<Real, Space>::start_halo() {
-  if (shared_) shared_->start();
-  else exchange_.start();
-}
-
-template <class Real, class Space>
-bool HaloDslash<Real, Space>::test_halo() {
-  return shared_ ? shared_->test() : exchange_.test();
-}
-
-template <class Real, class Space>
-void HaloDslash<Real, Space>::wait_halo() {
-  if (shared_) shared_->wait();
-  else exchange_.wait();
 }
 
 template <class Real, class Space>
 bool HaloDslash<Real, Space>::interior(const spinor_view& in, const spinor_view& out, Progress progress, HaloCallTimes& t, double posted) {
   bool arrived = false;
   const auto test = [&] {
-    if (!arrived && test_halo()) {
+    if (!arrived && transport_->test()) {
       arrived = true;
       t.transfer = MPI_Wtime() - posted;
     }
   };
-  if (shared_) progress = Progress::None;  // the notices need no progress: one launch, then the wait
+  if (!transport_->needs_progress()) progress = Progress::None;  // one launch, then the wait
   if (progress == Progress::Chunks && exchange_.messages() > 0) {
     const index_t T = kernel_.outer_t(), slabs = progress_slabs();
     for (index_t k = 0; k < slabs; ++k) {
@@ -285,21 +254,20 @@ std::optional<NormDot> HaloDslash<Real, Space>::apply_xpay(const spinor_view& in
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue) {
-  if constexpr (!kDevice)
-    if (spinors_ && completes_in_kernel(progress))
-      if (const auto* theirs = spinors_->neighbours_of(in.data())) return apply_reading_neighbours(in, out, *theirs, epilogue);
+  if (const auto* spinors = transport_->in_place(); spinors && completes_in_kernel(progress))
+    if (const auto* theirs = spinors->neighbours_of(in.data())) return apply_reading_neighbours(in, out, *theirs, epilogue);
   HaloCallTimes t;
   const double start = MPI_Wtime();
-  if (shared_) shared_->next_call();
+  transport_->next_call();
   project(in, &t);
   double t0 = MPI_Wtime();
-  start_halo();
+  transport_->start();
   const double posted = MPI_Wtime();
   t.post = posted - t0;
   bool seen = false;  // a test during the interior saw every message done
   const auto wait = [&] {
     const double w0 = MPI_Wtime();
-    wait_halo();
+    transport_->wait();
     const double w1 = MPI_Wtime();
     t.wait = w1 - w0;
     if (!seen) t.transfer = w1 - posted;
@@ -307,7 +275,7 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
   if (completes_in_kernel(progress)) {
     wait();
     std::array<std::array<const Real*, 2>, 4> messages{};
-    for_each_split([&](int mu) { messages[static_cast<std::size_t>(mu)] = {received(mu, Hop::Forward), received(mu, Hop::Backward)}; });
+    for_each_split([&](int mu) { messages[static_cast<std::size_t>(mu)] = {transport_->received(mu, Hop::Forward), transport_->received(mu, Hop::Backward)}; });
     const double i0 = MPI_Wtime();
     kernel_with_halo(in, out, faces_.received(messages), epilogue);
     t.interior = MPI_Wtime() - i0;
@@ -334,14 +302,15 @@ template <class Real, class Space>
 void HaloDslash<Real, Space>::apply_reading_neighbours(const spinor_view& in, const spinor_view& out,
                                                        const std::array<std::array<const Real*, 2>, 4>& theirs, XpayCall* epilogue) {
   ++calls_read_in_place_;
+  SharedSpinors<Real>* spinors = transport_->in_place();
   HaloCallTimes t;
   const double start = MPI_Wtime();
-  spinors_->sync(in.data());  // our writes to the input, before the notice that says they are done
-  shared_->start();           // "my input is written"
+  spinors->sync(in.data());  // our writes to the input, before the notice that says they are done
+  transport_->start();       // "my input is written"
   const double posted = MPI_Wtime();
   t.post = posted - start;
-  shared_->wait();  // theirs are written
-  spinors_->sync(in.data());  // and visible here
+  transport_->wait();        // theirs are written
+  spinors->sync(in.data());  // and visible here
   const double i0 = MPI_Wtime();
   t.wait = i0 - posted;
   ReceivedHalo<Real> halo = faces_.received({});
@@ -349,8 +318,8 @@ void HaloDslash<Real, Space>::apply_reading_neighbours(const spinor_view& in, co
   kernel_with_halo(in, out, halo, epilogue);
   const double i1 = MPI_Wtime();
   t.interior = i1 - i0;
-  shared_->start();  // "done reading yours"
-  shared_->wait();   // and they ours: the caller may write its input again
+  transport_->start();  // "done reading yours"
+  transport_->wait();   // and they ours: the caller may write its input again
   t.wait += MPI_Wtime() - i1;
   t.call = MPI_Wtime() - start;
   times_.push_back(t);
@@ -373,35 +342,10 @@ void HaloDslash<Real, Space>::exchange(const spinor_view& in) {
     stage_in(View<Real, 1, LayoutRight, Space>(), false);
     return;
   }
-  if (shared_) shared_->next_call();
+  transport_->next_call();
   project(in, nullptr);
-  start_halo();
-  wait_halo();
-}
-
-template <class Real, class Space>
-void HaloDslash<Real, Space>::move_halos() {
-#if defined(DSLASH_HAVE_CUDA)
-  if constexpr (kDevice) {
-    if (device_->peer) {
-      device_->peer->next_call();
-      device_->peer->copy(device_->send.data(), device_->faces.get());
-      device_->peer->sent(device_->faces.get());
-      device_->peer->start();
-      device_->peer->wait();
-      device_->peer->arrive_on(device_->faces.get());
-      device_->faces.synchronize();
-      return;
-    }
-  }
-#endif
-  if (shared_) {
-    shared_->next_call();
-    shared_->copy_and_notify(exchange_.send_buffer());
-    return;
-  }
-  exchange_.start();
-  exchange_.wait();
+  transport_->start();
+  transport_->wait();
 }
 
 template <class Real, class Space>
@@ -415,46 +359,21 @@ std::vector<SpinorField<Real>> HaloDslash<Real, Space>::apply(const std::vector<
 }
 
 #if defined(DSLASH_HAVE_CUDA)
-// The GPU's side of the halo: a device twin of the exchange's send buffer (same layout), and either
-// a device twin of its receive buffer with both host buffers page-locked (staged: one copy each way)
-// or the peer mappings (peer: the neighbours write into receive buffers of their own); the streams,
-// and an event pair per timed piece.
+// The GPU's side of the call: its transport (staged or peer), the streams, and an event pair per timed piece.
 template <class Real, class Space>
 struct HaloDslash<Real, Space>::Device {
   struct Span {  // GPU time between two events of one stream
     cuda::Event start, stop;
     double seconds() const { return stop.since(start); }
   };
-  Device(const ProcessGrid& grid, HaloExchange<Real>& x, GpuHalo how, const KernelLayout& layout)
-      : send("halo_send_device", x.reals()), faces(true) {
-    const std::string refusal = how == GpuHalo::Staged ? "" : peer_halo_refusal(grid, x);
-    if (how == GpuHalo::Peer && !refusal.empty()) throw CollectiveError("--gpu-halo peer: " + refusal);
-    if (how != GpuHalo::Staged && refusal.empty() && x.messages() > 0) {
-      peer = std::make_unique<PeerHalo<Real>>(grid, x);
-      remote_write = layout.folded || layout.lanes == 1;
-    } else {
-      receive = View<Real, 1, LayoutRight, Space>("halo_receive_device", x.reals());
-      pinned_send.emplace(x.send_buffer(), x.buffer_bytes());
-      pinned_receive.emplace(x.receive_buffer(), x.buffer_bytes());
-    }
-  }
-  View<Real, 1, LayoutRight, Space> send, receive;
-  std::optional<cuda::PinnedRegion> pinned_send, pinned_receive;
-  std::unique_ptr<PeerHalo<Real>> peer;
-  // Peer, where a warp's message stores coalesce: the projection writes the neighbour's buffer
-  // itself, over NVLink (QUDA's remote write). vnode's message lanes come from neighbouring threads;
-  // naive's messages are component-major on the GPU (FaceLanes::kItemsFastest), where item-major
-  // put its threads' stores 48 bytes apart. mrhs copies: its remote stores do not coalesce, and
-  // writing remotely was slower (docs/history/HISTORY.md, "Queued hops, and the projection writing
-  // the neighbour's buffer" and "Naive's messages component by component").
-  bool remote_write = false;
-  cuda::Stream faces, interior;  // faces at high priority
+  DeviceHaloTransport<Real>* halo = nullptr;  // HaloDslash::transport_
+  cuda::Stream faces{true}, interior;  // faces at high priority
   // boundary_beside: the slabs t = 0 and T - 1, each on a stream of its own at high priority. Each
   // is a small launch of long threads: queued one after the other behind the projection on the
   // faces stream, they ended after the interior.
   cuda::Stream first_slab{true}, last_slab{true};
   std::array<Span, 4> project, complete;  // [mu]
-  Span copy_out, to_device, computed, first, last;
+  Span copy_out, computed, first, last;
   // apply_xpay's sums: the interior slabs' (their kernel, k = 0) and the boundary slabs' (their
   // completion, k = 1), in device memory and the host's mapped copy: the norm alone, or with the
   // inner products (EpilogueSums).
@@ -476,10 +395,7 @@ void record_if(bool timed, cuda::Event& event, cudaStream_t stream) {
 }  // namespace
 #else
 template <class Real, class Space>
-struct HaloDslash<Real, Space>::Device {
-  Device(const ProcessGrid&, HaloExchange<Real>&, GpuHalo, const KernelLayout&) {}
-  bool peer = false;
-};
+struct HaloDslash<Real, Space>::Device {};
 #endif
 
 template <class Real, class Space>
@@ -493,30 +409,15 @@ void HaloDslash<Real, Space>::stage_out(const spinor_view& in) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
   const cuda::StreamScope on_faces(g.faces.get());
-  if (g.peer) g.peer->next_call();
-  // With remote_write each projection writes its message straight into the neighbour's receive
-  // buffer; otherwise into the device's send buffer, then copied to the peers or to the host.
-  const auto message = [&](Hop hop, int mu) {
-    const std::size_t offset = static_cast<std::size_t>(exchange_.send(mu, hop) - exchange_.send_buffer());
-    return g.remote_write ? g.peer->destination(offset) : g.send.data() + offset;
-  };
+  g.halo->next_call();
   for_each_split([&](int mu) {
     auto& span = g.project[static_cast<std::size_t>(mu)];
     record_if(time_stages_, span.start, g.faces.get());
-    faces_.project_both(mu, in, message(Hop::Forward, mu), message(Hop::Backward, mu));
+    faces_.project_both(mu, in, g.halo->send(mu, Hop::Forward), g.halo->send(mu, Hop::Backward));
     record_if(time_stages_, span.stop, g.faces.get());
   });
   record_if(time_stages_, g.copy_out.start, g.faces.get());
-  if (g.peer) {
-    if (!g.remote_write) g.peer->copy(g.send.data(), g.faces.get());
-    g.peer->sent(g.faces.get());
-  } else {
-    cuda::copy_async(exchange_.send_buffer(), g.send.data(), exchange_.bytes(), g.faces.get());
-  }
-  record_if(time_stages_, g.copy_out.stop, g.faces.get());
-  // Staged, MPI reads the messages from host memory: they must be there. Peer, the neighbours' GPUs
-  // wait for the writes themselves (PeerHalo::arrive_on), and the notices go at once.
-  if (!g.peer) g.faces.synchronize();
+  g.halo->send_out(g.faces.get(), time_stages_ ? g.copy_out.stop.get() : nullptr);
 #else
   (void)in;
 #endif
@@ -524,23 +425,17 @@ void HaloDslash<Real, Space>::stage_out(const spinor_view& in) {
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::post_and_wait(HaloCallTimes& t) {
-#if defined(DSLASH_HAVE_CUDA)
   const double t0 = MPI_Wtime();
-  if (device_->peer) device_->peer->start();
-  else exchange_.start();
+  transport_->start();
   const double posted = MPI_Wtime();
-  if (device_->peer) device_->peer->wait();
-  else exchange_.wait();
+  transport_->wait();
   const double waited = MPI_Wtime();
   t.post = posted - t0;
   t.wait = waited - posted;
   t.transfer = waited - posted;
-#else
-  (void)t;
-#endif
 }
 
-// Brings the received messages to the device (staged) and, where `out` is not empty, completes the
+// Brings the received messages in (staged: to the device) and, where `out` is not empty, completes the
 // faces; returns with everything done, and the time (MPI_Wtime) it had launched it all. Peer
 // messages are in place for the work a stream queues after arrive_on (the GPU waits for the
 // senders' copies); staged, the completion waits for the copy to the device. With the boundary
@@ -552,20 +447,14 @@ template <class Real, class Space>
 double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside, const XpayCall* epilogue) {
 #if defined(DSLASH_HAVE_CUDA)
   Device& g = *device_;
-  if (!g.peer) {
-    record_if(time_stages_, g.to_device.start, g.faces.get());
-    cuda::copy_async(g.receive.data(), exchange_.receive_buffer(), exchange_.bytes(), g.faces.get());
-    g.to_device.stop.record(g.faces.get());  // the completion waits for it
-  }
-  if (g.peer) g.peer->arrive_on(g.faces.get());
-  const Real* received = g.peer ? g.peer->receive() : g.receive.data();
-  const auto at = [&](Hop hop, int mu) { return received + (exchange_.receive(mu, hop) - exchange_.receive_buffer()); };
+  g.halo->bring_in(g.faces.get(), time_stages_);
   const auto complete = [&](int mu, cudaStream_t stream, const FaceXpay<Real>* xpay = nullptr) {
     const cuda::StreamScope on(stream);
     auto& span = g.complete[static_cast<std::size_t>(mu)];
     record_if(time_stages_, span.start, stream);
-    if (xpay) faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out, *xpay);
-    else faces_.complete_both(mu, at(Hop::Forward, mu), at(Hop::Backward, mu), out);
+    const Real *forward = g.halo->received(mu, Hop::Forward), *backward = g.halo->received(mu, Hop::Backward);
+    if (xpay) faces_.complete_both(mu, forward, backward, out, *xpay);
+    else faces_.complete_both(mu, forward, backward, out);
     record_if(time_stages_, span.stop, stream);
   };
   if (out.size() > 0) {
@@ -579,8 +468,7 @@ double HaloDslash<Real, Space>::stage_in(const spinor_view& out, bool beside, co
       }
       complete(3, g.faces.get(), epilogue ? &xpay : nullptr);
     } else {  // after the interior (staged: and the copy to the device)
-      if (g.peer) g.peer->arrive_on(g.interior.get());
-      else cuda::check(cudaStreamWaitEvent(g.interior.get(), g.to_device.stop.get(), 0), "cudaStreamWaitEvent");
+      g.halo->arrive_on(g.interior.get());
       for_each_split([&](int mu) { complete(mu, g.interior.get()); });
     }
   }
@@ -634,10 +522,7 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
   post_and_wait(t);
   t.at.host_notices_in = MPI_Wtime() - start;
   if (progress == Progress::None) {  // no overlap: the halos have arrived before the interior starts
-    if (g.peer) {
-      g.peer->arrive_on(g.faces.get());
-      g.faces.synchronize();
-    }
+    g.halo->landed(g.faces.get());
     interior();
   }
   t.at.host_complete_launched = stage_in(out, beside, epilogue) - start;
@@ -660,12 +545,7 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
     t.at.faces_out = g.copy_out.stop.since(g.computed.start);
     if (out.size() > 0)
       for_each_split([&](int mu) { t.at.complete_done = std::max(t.at.complete_done, g.complete[static_cast<std::size_t>(mu)].stop.since(g.computed.start)); });
-    if (g.peer) {
-      t.to_peers = g.copy_out.seconds();
-    } else {
-      t.to_host = g.copy_out.seconds();
-      t.to_device = g.to_device.seconds();
-    }
+    g.halo->copy_times(g.copy_out.seconds(), t);
   }
   times_.push_back(t);
 #else

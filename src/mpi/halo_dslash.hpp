@@ -6,14 +6,13 @@
 // A CPU rank projects every face in one launch (DslashFaces::project_all), a GPU rank per direction.
 // Where the halo is in before the interior, a CPU rank's interior launch adds the remote hops itself
 // (HaloComplete::Auto, a ReceivedHalo), so a boundary site is written once; same bits as complete.
-// CPU ranks move their halos one of three ways (CpuHalo): inputs (the kernel reads each boundary
-// hop's face vector in the neighbour's input, in MPI-3 shared-memory windows, mpi/shared_spinors.hpp;
-// 0-byte notices before and after), shared (the projections write the neighbours' receive buffers in
-// a window, mpi/shared_halo.hpp) or mpi (messages, which Open MPI moves only inside MPI calls: hence
-// the progress strategies, Chunks and Thread). GPU ranks (Space = CudaSpace, mpi/gpu_ranks.hpp) run
-// the interior on a low-priority stream and the faces on a high-priority one, the messages staged
-// through pinned host buffers or written peer to peer (CUDA IPC, mpi/peer_halo.hpp); the completion
-// follows the interior in its stream, so no launch waits on the other stream for the interior.
+// The halo moves through one HaloTransport (mpi/halo_transport.hpp), picked once from the options:
+// CPU ranks' inputs (the kernel reads the neighbours' inputs in place), shared (the projections write
+// the neighbours' receive buffers) or mpi (messages, which Open MPI moves only inside MPI calls:
+// hence the progress strategies, Chunks and Thread). GPU ranks (Space = CudaSpace, mpi/gpu_ranks.hpp)
+// run the interior on a low-priority stream and the faces on a high-priority one, the messages staged
+// through pinned host buffers or written peer to peer (CUDA IPC); the completion follows the interior
+// in its stream, so no launch waits on the other stream for the interior.
 // Progress::None launches the interior after the wait. docs/DESIGN.md, "The halo", has the
 // timelines; docs/MPI.md the figures.
 #include <array>
@@ -26,19 +25,12 @@
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "mpi/halo_exchange.hpp"
+#include "mpi/halo_transport.hpp"
 #include "mpi/process_grid.hpp"
 
 namespace dslash::mpi {
 
 enum class Progress { None, Chunks, Thread };
-// How CPU ranks move their halos (--cpu-halo): Inputs or Shared where every neighbour is on this
-// node (Auto picks HaloOptions::auto_on_node there: Inputs, or Shared for a solve; else Mpi), Mpi as messages.
-enum class CpuHalo { Auto, Mpi, Shared, Inputs };
-CpuHalo parse_cpu_halo(std::string_view text);  // auto, mpi, shared, inputs
-// How GPU ranks move their halos (--gpu-halo): Peer where every neighbour's GPU is reachable on this
-// node (Auto picks it there, else Staged), Staged through pinned host buffers and MPI.
-enum class GpuHalo { Auto, Staged, Peer };
-GpuHalo parse_gpu_halo(std::string_view text);  // auto, staged, peer
 // Where a CPU rank adds its halo's hops (--halo-complete): Auto in the interior launch where the
 // halo is in before it, else with the face kernels after it; Faces always after it.
 enum class HaloComplete { Auto, Faces };
@@ -81,11 +73,6 @@ struct HaloOptions {
   CpuHalo auto_on_node = CpuHalo::Inputs;
   HaloComplete complete = HaloComplete::Auto;
 };
-
-template <class Real>
-class SharedHalo;  // mpi/shared_halo.hpp
-template <class Real>
-class SharedSpinors;  // mpi/shared_spinors.hpp
 
 template <class Real, class Space = HostSpace>
 class HaloDslash {
@@ -131,13 +118,13 @@ class HaloDslash {
   // Collective. The messages of an exchange alone, moved as apply() moves them (MPI on the host
   // buffers; peer: the GPU copies and their notices), no projection and no staging copy: what the
   // halo could move at best here (the bench's exchange-only ceiling).
-  void move_halos();
+  void move_halos() { transport_->move(); }
 
   // Bytes this rank sends per apply: 12 reals x face sites x nrhs, for each face of each split direction.
   std::uint64_t halo_bytes() const { return exchange_.bytes(); }
   int messages() const { return exchange_.messages(); }
   // How the halos travel: "mpi", "shared" or "inputs" (CPU ranks), "staged" or "peer" (GPU ranks).
-  const char* transport() const;
+  const char* transport() const { return transport_->name(); }
   // The applies whose input was an allocate_spinors() buffer read in place by the neighbours (with
   // "inputs"), since construction: the others sent their faces as messages.
   std::int64_t calls_read_in_place() const { return calls_read_in_place_; }
@@ -176,12 +163,6 @@ class HaloDslash {
   void apply_reading_neighbours(const spinor_view& in, const spinor_view& out, const std::array<std::array<const Real*, 2>, 4>& theirs,
                                 XpayCall* epilogue);
   bool completes_in_kernel(Progress progress) const;
-  // Where the message of (mu, hop) arrives: the receive buffer, or with a shared halo this call's one.
-  const Real* received(int mu, Hop hop);
-  // A CPU rank's messages, by MPI or as notices of the shared halo.
-  void start_halo();
-  bool test_halo();
-  void wait_halo();
   // The GPU's stages (halo_dslash.cpp): project and copy to the host; copy to the device and complete.
   void apply_device(const spinor_view& in, const spinor_view& out, Progress progress, XpayCall* epilogue = nullptr);
   // The GPU, overlapping, t alone split (outer t >= 3): the boundary t-slabs run beside the
@@ -189,7 +170,7 @@ class HaloDslash {
   // while the interior still runs.
   bool boundary_beside(Progress progress) const;
   void stage_out(const spinor_view& in);
-  void post_and_wait(HaloCallTimes& t);  // the GPU's messages, or notices, once staged out
+  void post_and_wait(HaloCallTimes& t);  // the GPU's messages, or notices, once sent out
   // Returns when (MPI_Wtime) the completion was launched, before waiting for it. beside: the call's
   // boundary_beside, decided once at its start.
   // epilogue: the xpay's second half, in the t faces' completion (apply_xpay).
@@ -205,10 +186,9 @@ class HaloDslash {
   HaloOptions options_;
   std::vector<HaloCallTimes> times_;
   bool time_stages_ = true;
-  struct Device;  // the GPU's message buffers, pinned host buffers or peer mappings, streams and events; null on a CPU
+  struct Device;  // the GPU's streams, events and device transport; null on a CPU
   std::unique_ptr<Device> device_;
-  std::unique_ptr<SharedHalo<Real>> shared_;  // a CPU rank's shared-memory halo; null: MPI messages
-  std::shared_ptr<SharedSpinors<Real>> spinors_;  // with shared_: buffers whose faces the neighbours read in place; null: messages
+  std::unique_ptr<HaloTransport<Real>> transport_;
   std::int64_t calls_read_in_place_ = 0;
 };
 

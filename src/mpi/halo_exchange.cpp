@@ -4,6 +4,7 @@
 #include <climits>
 #include <cstdlib>
 #include <stdexcept>
+#include <string>
 
 #include "mpi/mpi_session.hpp"
 
@@ -64,13 +65,14 @@ HaloExchange<Real>::HaloExchange(const ProcessGrid& grid, const std::array<std::
       const std::size_t first = at;
       for (std::size_t s : m.slots) {
         offset[s] = at;
+        if (sending) send_span_[s] = sends_.size();
         at += reals[s / 2];
       }
       if (at - first > static_cast<std::size_t>(INT_MAX)) throw CollectiveError("a halo message of " + grid.local().to_string() + " is too large for MPI");
       // Coalesced, a peer gets one message each way: tag 0. Otherwise the face's slot names it (a
       // grid extent of 2 sends both faces of a direction to one rank).
       const int tag = coalesce_ ? 0 : static_cast<int>(m.slots.front());
-      MPI_Request& r = requests_.emplace_back();
+      MPI_Request& r = requests_.requests.emplace_back();
       const int count = static_cast<int>(at - first);
       (sending ? sends_ : receives_).push_back({m.peer, tag, first, at - first});
       if (sending) MPI_Send_init(buffer + first, count, datatype<Real>(), m.peer, tag, grid.comm(), &r);
@@ -81,43 +83,39 @@ HaloExchange<Real>::HaloExchange(const ProcessGrid& grid, const std::array<std::
   lay_out(group_faces(to, reals, coalesce), send_offset_, send_.get(), true);
 }
 
-template <class Real>
-HaloExchange<Real>::~HaloExchange() {
+RequestSet::~RequestSet() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  if (active_) MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE);
-  for (MPI_Request& r : requests_) MPI_Request_free(&r);
+  if (active_) MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE);
+  for (MPI_Request& r : requests) MPI_Request_free(&r);
+}
+
+void RequestSet::start() {
+  if (requests.empty()) return;
+  if (MPI_Startall(static_cast<int>(requests.size()), requests.data()) != MPI_SUCCESS) throw std::runtime_error(std::string(what_) + ": MPI_Startall failed");
+  active_ = true;
+}
+
+bool RequestSet::test() {
+  if (!active_) return true;
+  int done = 0;
+  if (MPI_Testall(static_cast<int>(requests.size()), requests.data(), &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    throw std::runtime_error(std::string(what_) + ": MPI_Testall failed");
+  active_ = !done;
+  return done != 0;
+}
+
+void RequestSet::wait() {
+  if (!active_) return;
+  if (MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
+    throw std::runtime_error(std::string(what_) + ": MPI_Waitall failed");
+  active_ = false;
 }
 
 template <class Real>
 std::size_t HaloExchange<Real>::buffer_bytes() const {
   return whole_pages(bytes_);
-}
-
-template <class Real>
-void HaloExchange<Real>::start() {
-  if (requests_.empty()) return;
-  if (MPI_Startall(static_cast<int>(requests_.size()), requests_.data()) != MPI_SUCCESS) throw std::runtime_error("halo exchange: MPI_Startall failed");
-  active_ = true;
-}
-
-template <class Real>
-bool HaloExchange<Real>::test() {
-  if (!active_) return true;
-  int done = 0;
-  if (MPI_Testall(static_cast<int>(requests_.size()), requests_.data(), &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    throw std::runtime_error("halo exchange: MPI_Testall failed");
-  active_ = !done;
-  return done != 0;
-}
-
-template <class Real>
-void HaloExchange<Real>::wait() {
-  if (!active_) return;
-  if (MPI_Waitall(static_cast<int>(requests_.size()), requests_.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    throw std::runtime_error("halo exchange: MPI_Waitall failed");
-  active_ = false;
 }
 
 template class HaloExchange<float>;

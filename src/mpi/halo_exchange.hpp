@@ -23,12 +23,30 @@
 
 namespace dslash::mpi {
 
+// Persistent requests started and completed together (MPI_Startall, Testall, Waitall); `what` names
+// them in errors. Freed at the end of its life (after completing any still active).
+class RequestSet {
+ public:
+  explicit RequestSet(const char* what) : what_(what) {}
+  ~RequestSet();
+  RequestSet(const RequestSet&) = delete;
+  RequestSet& operator=(const RequestSet&) = delete;
+  std::vector<MPI_Request> requests;
+  bool active() const { return active_; }
+  void start();
+  bool test();  // true once every request of the start is done (or none is active)
+  void wait();
+
+ private:
+  const char* what_;
+  bool active_ = false;
+};
+
 template <class Real>
 class HaloExchange {
  public:
   // reals[mu]: the reals of one face's message in direction mu (0 where mu is not split).
   HaloExchange(const ProcessGrid& grid, const std::array<std::size_t, 4>& reals, bool coalesce);
-  ~HaloExchange();
   HaloExchange(const HaloExchange&) = delete;
   HaloExchange& operator=(const HaloExchange&) = delete;
 
@@ -36,6 +54,11 @@ class HaloExchange {
   // Backward to the domain above. And what it receives for its own `hop`.
   Real* send(int mu, Hop hop) { return send_.get() + send_offset_[slot(mu, hop)]; }
   const Real* receive(int mu, Hop hop) const { return receive_.get() + receive_offset_[slot(mu, hop)]; }
+  // The same places as offsets (reals) into the buffers, for a transport with buffers of this
+  // layout, and which of sends() carries (mu, hop).
+  std::size_t send_offset(int mu, Hop hop) const { return send_offset_[slot(mu, hop)]; }
+  std::size_t receive_offset(int mu, Hop hop) const { return receive_offset_[slot(mu, hop)]; }
+  std::size_t send_span(int mu, Hop hop) const { return send_span_[slot(mu, hop)]; }
 
   // The whole buffers, for a device backend that stages them through device twins laid out alike
   // (one copy each way): `reals()` each, allocated in whole pages (`buffer_bytes()`) to page-lock.
@@ -44,9 +67,9 @@ class HaloExchange {
   std::size_t reals() const { return bytes_ / sizeof(Real); }
   std::size_t buffer_bytes() const;
 
-  void start();  // MPI_Startall: every receive and send of this call
-  bool test();   // MPI_Testall: true once every message of this call has arrived and left
-  void wait();   // MPI_Waitall
+  void start() { requests_.start(); }       // every receive and send of this call
+  bool test() { return requests_.test(); }  // true once every message of this call has arrived and left
+  void wait() { requests_.wait(); }
 
   // One message of a call: its peer, its tag, and where it lies in the send or receive buffer. A
   // device backend that moves the bytes itself (GPU to GPU) takes the same layout.
@@ -57,7 +80,7 @@ class HaloExchange {
   const std::vector<Span>& sends() const { return sends_; }
   const std::vector<Span>& receives() const { return receives_; }
 
-  int messages() const { return static_cast<int>(requests_.size()) / 2; }  // sent per call (as many received)
+  int messages() const { return static_cast<int>(requests_.requests.size()) / 2; }  // sent per call (as many received)
   std::uint64_t bytes() const { return bytes_; }                           // sent per call
   bool coalesced() const { return coalesce_; }
 
@@ -67,11 +90,11 @@ class HaloExchange {
     void operator()(Real* p) const { std::free(p); }
   };
   std::unique_ptr<Real[], Free> send_, receive_;
-  std::array<std::size_t, 8> send_offset_{}, receive_offset_{};
-  std::vector<MPI_Request> requests_;  // receives first, then sends
+  std::array<std::size_t, 8> send_offset_{}, receive_offset_{}, send_span_{};
+  RequestSet requests_{"halo exchange"};  // receives first, then sends
   std::vector<Span> sends_, receives_;
   std::uint64_t bytes_ = 0;
-  bool coalesce_, active_ = false;
+  bool coalesce_;
 };
 
 }  // namespace dslash::mpi

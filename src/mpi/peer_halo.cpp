@@ -5,6 +5,7 @@
 #include <string>
 
 #include "dslash/core/backend/cuda/space.hpp"
+#include "mpi/halo_dslash.hpp"
 #include "mpi/halo_peers.hpp"
 #include "mpi/mpi_session.hpp"
 
@@ -58,7 +59,8 @@ std::string peer_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real>&
 }
 
 template <class Real>
-PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) : exchange_(x), stride_(x.reals()) {
+PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x, bool remote_write, cudaStream_t faces)
+    : exchange_(x), send_(static_cast<Real*>(CudaSpace::allocate(x.bytes()))), remote_write_(remote_write), faces_(faces), stride_(x.reals()) {
   const std::vector<typename HaloExchange<Real>::Span>&sends = x.sends(), &receives = x.receives();
   std::vector<Address> mine(receives.size());
   std::vector<cudaIpcEventHandle_t> event(sends.size());
@@ -93,15 +95,11 @@ PeerHalo<Real>::PeerHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) :
       if (!e) cuda::check(cudaIpcOpenEventHandle(&e, senders_event[i]), "cudaIpcOpenEventHandle");
     }
   }, grid.comm());
-  notices_ = notice_requests(grid, x, kNoticeTag);
+  notices_.requests = notice_requests(grid, x, kNoticeTag);
 }
 
 template <class Real>
 PeerHalo<Real>::~PeerHalo() {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized)
-    for (MPI_Request& r : notices_) MPI_Request_free(&r);
   for (const auto& [peer, base] : opened_)
     if (base) cudaIpcCloseMemHandle(base);
   for (const auto& [peer, e] : arrivals_)
@@ -116,22 +114,43 @@ Real* PeerHalo<Real>::message_start(std::size_t i) const {
 }
 
 template <class Real>
-Real* PeerHalo<Real>::destination(std::size_t send_offset) const {
-  const auto& sends = exchange_.sends();
-  for (std::size_t i = 0; i < sends.size(); ++i)
-    if (send_offset >= sends[i].offset && send_offset < sends[i].offset + sends[i].reals) return message_start(i) + (send_offset - sends[i].offset);
-  throw std::logic_error("peer halo: no message at offset " + std::to_string(send_offset) + " of the send buffer");
+Real* PeerHalo<Real>::send(int mu, Hop hop) {
+  const std::size_t offset = exchange_.send_offset(mu, hop), i = exchange_.send_span(mu, hop);
+  return remote_write_ ? message_start(i) + (offset - exchange_.sends()[i].offset) : send_.get() + offset;
 }
 
 template <class Real>
-void PeerHalo<Real>::copy(const Real* send, cudaStream_t stream) const {
+void PeerHalo<Real>::copy(cudaStream_t stream) const {
   const auto& sends = exchange_.sends();
-  for (std::size_t i = 0; i < sends.size(); ++i) cuda::copy_async(message_start(i), send + sends[i].offset, sends[i].reals * sizeof(Real), stream);
+  for (std::size_t i = 0; i < sends.size(); ++i) cuda::copy_async(message_start(i), send_.get() + sends[i].offset, sends[i].reals * sizeof(Real), stream);
 }
 
 template <class Real>
-void PeerHalo<Real>::sent(cudaStream_t stream) {
+void PeerHalo<Real>::send_out(cudaStream_t stream, cudaEvent_t out) {
+  if (!remote_write_) copy(stream);
   cuda::check(cudaEventRecord(written_, stream), "cudaEventRecord (peer halo)");
+  if (out) cuda::check(cudaEventRecord(out, stream), "cudaEventRecord");
+}
+
+template <class Real>
+void PeerHalo<Real>::move() {
+  next_call();
+  copy(faces_);
+  cuda::check(cudaEventRecord(written_, faces_), "cudaEventRecord (peer halo)");
+  start();
+  wait();
+  landed(faces_);
+}
+
+template <class Real>
+void PeerHalo<Real>::landed(cudaStream_t stream) {
+  arrive_on(stream);
+  cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (a kernel failed)");
+}
+
+template <class Real>
+void PeerHalo<Real>::copy_times(double out, HaloCallTimes& t) const {
+  t.to_peers = out;
 }
 
 // The notice of call n comes after the sender recorded its event for call n, so the wait is on
@@ -139,20 +158,8 @@ void PeerHalo<Real>::sent(cudaStream_t stream) {
 // never on an earlier one. The sender cannot get further: its call n + 2 waits for our notice of
 // call n + 1.
 template <class Real>
-void PeerHalo<Real>::arrive_on(cudaStream_t stream) const {
+void PeerHalo<Real>::arrive_on(cudaStream_t stream) {
   for (const auto& [peer, e] : arrivals_) cuda::check(cudaStreamWaitEvent(stream, e, 0), "cudaStreamWaitEvent (peer halo)");
-}
-
-template <class Real>
-void PeerHalo<Real>::start() {
-  if (!notices_.empty() && MPI_Startall(static_cast<int>(notices_.size()), notices_.data()) != MPI_SUCCESS)
-    throw std::runtime_error("peer halo: MPI_Startall failed");
-}
-
-template <class Real>
-void PeerHalo<Real>::wait() {
-  if (!notices_.empty() && MPI_Waitall(static_cast<int>(notices_.size()), notices_.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    throw std::runtime_error("peer halo: MPI_Waitall failed");
 }
 
 template class PeerHalo<float>;

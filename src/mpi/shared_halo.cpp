@@ -46,7 +46,8 @@ std::string shared_halo_refusal(const ProcessGrid& grid, const HaloExchange<Real
 }
 
 template <class Real>
-SharedHalo<Real>::SharedHalo(const ProcessGrid& grid, const HaloExchange<Real>& x) : stride_(whole_lines<Real>(x.reals())) {
+SharedHalo<Real>::SharedHalo(const ProcessGrid& grid, HaloExchange<Real>& x, std::shared_ptr<SharedSpinors<Real>> spinors)
+    : x_(x), spinors_(std::move(spinors)), stride_(whole_lines<Real>(x.reals())) {
   const auto &sends = x.sends(), &receives = x.receives();
   MPI_Comm_split_type(grid.comm(), MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node_);
   MPI_Info info;
@@ -76,7 +77,7 @@ SharedHalo<Real>::SharedHalo(const ProcessGrid& grid, const HaloExchange<Real>& 
       destinations_.push_back({sends[i].offset, sends[i].reals, theirs[i].stride, static_cast<Real*>(base) + theirs[i].offset});
     }
   }, grid.comm());
-  notices_ = notice_requests(grid, x, kNoticeTag);
+  notices_.requests = notice_requests(grid, x, kNoticeTag);
 }
 
 template <class Real>
@@ -84,8 +85,7 @@ SharedHalo<Real>::~SharedHalo() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;
-  if (active_) MPI_Waitall(static_cast<int>(notices_.size()), notices_.data(), MPI_STATUSES_IGNORE);
-  for (MPI_Request& r : notices_) MPI_Request_free(&r);
+  notices_.wait();  // before the window goes (the requests themselves go with notices_)
   if (window_ != MPI_WIN_NULL) {
     MPI_Win_unlock_all(window_);
     MPI_Win_free(&window_);  // collective over the node, as every HaloDslash's end is
@@ -94,45 +94,36 @@ SharedHalo<Real>::~SharedHalo() {
 }
 
 template <class Real>
-Real* SharedHalo<Real>::destination(std::size_t send_offset) const {
-  for (const Destination& d : destinations_)
-    if (send_offset >= d.send_offset && send_offset < d.send_offset + d.reals)
-      return d.base + static_cast<std::size_t>(parity_) * d.stride + (send_offset - d.send_offset);
-  throw std::logic_error("shared halo: no message holds send offset " + std::to_string(send_offset));
+Real* SharedHalo<Real>::send(int mu, Hop hop) {
+  const Destination& d = destinations_[x_.send_span(mu, hop)];
+  return d.base + static_cast<std::size_t>(parity_) * d.stride + (x_.send_offset(mu, hop) - d.send_offset);
 }
 
 template <class Real>
 void SharedHalo<Real>::start() {
   MPI_Win_sync(window_);  // the faces we wrote, before the notices that say so
-  if (notices_.empty()) return;
-  if (MPI_Startall(static_cast<int>(notices_.size()), notices_.data()) != MPI_SUCCESS) throw std::runtime_error("shared halo: MPI_Startall failed");
-  active_ = true;
+  notices_.start();
 }
 
 template <class Real>
 bool SharedHalo<Real>::test() {
-  if (!active_) return true;
-  int done = 0;
-  if (MPI_Testall(static_cast<int>(notices_.size()), notices_.data(), &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    throw std::runtime_error("shared halo: MPI_Testall failed");
-  if (done) {
-    active_ = false;
-    MPI_Win_sync(window_);  // the peers' faces, after their notices
-  }
-  return done != 0;
+  if (!notices_.active()) return true;
+  if (!notices_.test()) return false;
+  MPI_Win_sync(window_);  // the peers' faces, after their notices
+  return true;
 }
 
 template <class Real>
 void SharedHalo<Real>::wait() {
-  if (!active_) return;
-  if (MPI_Waitall(static_cast<int>(notices_.size()), notices_.data(), MPI_STATUSES_IGNORE) != MPI_SUCCESS)
-    throw std::runtime_error("shared halo: MPI_Waitall failed");
-  active_ = false;
+  if (!notices_.active()) return;
+  notices_.wait();
   MPI_Win_sync(window_);
 }
 
 template <class Real>
-void SharedHalo<Real>::copy_and_notify(const Real* send) {
+void SharedHalo<Real>::move() {
+  next_call();
+  const Real* send = x_.send_buffer();
   // Pieces of at most 16 KiB, shared among the threads.
   constexpr std::size_t kPiece = 16384 / sizeof(Real);
   std::vector<std::pair<std::size_t, std::size_t>> pieces;  // (message, first real)
