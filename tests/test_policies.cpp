@@ -1,4 +1,6 @@
-// Every policy and pattern, written once and run on every execution space (as Kokkos's unit tests).
+// The portable core on the host: the suite written once for every execution space
+// (portable_core_tests.hpp) on Serial and OpenMP, and the checks that only a host backend has: the
+// order inside a tile, the launch hook, OpenMP's schedules and its bitwise repeatable reductions.
 #include <gtest/gtest.h>
 
 #include <array>
@@ -11,170 +13,31 @@
 #include <vector>
 
 #include "dslash/core.hpp"
+#include "portable_core_tests.hpp"
 
 namespace dslash {
-namespace {
+namespace test {
 
-template <class ExecSpace>
-class Policies : public ::testing::Test {};
-using ExecSpaces = ::testing::Types<Serial, OpenMP>;
-class ExecSpaceNames {
- public:
-  template <class T>
-  static std::string GetName(int) { return T::name; }
-};
-TYPED_TEST_SUITE(Policies, ExecSpaces, ExecSpaceNames);
+using HostSpaces = ::testing::Types<Serial, OpenMP>;
+// The portable suite on the host's execution spaces.
+INSTANTIATE_TYPED_TEST_SUITE_P(Host, PortableCore, HostSpaces, SpaceName);
+
+}  // namespace test
+namespace {
 
 std::vector<std::atomic<int>> counters(std::size_t n) { return std::vector<std::atomic<int>>(n); }
 
-TYPED_TEST(Policies, RangeVisitsEveryIndexOnce) {
-  for (index_t n : {0, 1, 7, 1000, 1023}) {
-    for (index_t begin : {index_t{0}, index_t{3}}) {
-      if (begin > n) continue;
-      auto hits = counters(static_cast<std::size_t>(n));
-      parallel_for("range", RangePolicy<TypeParam>(begin, n), [&](index_t i) { hits[static_cast<std::size_t>(i)]++; });
-      for (index_t i = 0; i < n; ++i) EXPECT_EQ(hits[static_cast<std::size_t>(i)], i >= begin ? 1 : 0) << "n=" << n << " i=" << i;
-    }
-  }
-}
+// The order of the points inside one tile, which a CPU thread walks alone (a GPU tile's points are
+// walked by a block's rows at once): dimension 0 fastest.
+template <class ExecSpace>
+class HostPolicies : public ::testing::Test {};
+TYPED_TEST_SUITE(HostPolicies, test::HostSpaces, test::SpaceName);
 
-TYPED_TEST(Policies, MDRangeVisitsEveryPointOnceWithTilesThatDoNotDivide) {
-  const std::array<index_t, 4> begin{1, 0, 2, 0}, end{6, 5, 9, 3};
-  for (const std::array<index_t, 4> tile : {std::array<index_t, 4>{2, 3, 4, 2}, {5, 5, 7, 3}, {1, 1, 1, 1}, {0, 0, 0, 0}, {7, 2, 3, 5}}) {
-    auto hits = counters(6 * 5 * 9 * 3);
-    MDRangePolicy<4, TypeParam> policy(begin, end, tile);
-    parallel_for("mdrange", policy, [&](index_t x, index_t y, index_t z, index_t t) {
-      hits[static_cast<std::size_t>(x + 6 * (y + 5 * (z + 9 * t)))]++;
-    });
-    for (index_t t = 0; t < 3; ++t)
-      for (index_t z = 0; z < 9; ++z)
-        for (index_t y = 0; y < 5; ++y)
-          for (index_t x = 0; x < 6; ++x) {
-            const bool inside = x >= 1 && z >= 2;
-            EXPECT_EQ(hits[static_cast<std::size_t>(x + 6 * (y + 5 * (z + 9 * t)))], inside ? 1 : 0)
-                << "tile " << tile[0] << "." << tile[1] << "." << tile[2] << "." << tile[3];
-          }
-  }
-}
-
-TYPED_TEST(Policies, MDRangeIteratesDimensionZeroFastestInsideATile) {
+TYPED_TEST(HostPolicies, MDRangeIteratesDimensionZeroFastestInsideATile) {
   std::vector<std::array<index_t, 2>> order;
-  parallel_for("order", MDRangePolicy<2, Serial>({0, 0}, {3, 2}), [&](index_t i, index_t j) { order.push_back({i, j}); });
+  parallel_for("order", MDRangePolicy<2, TypeParam>({0, 0}, {3, 2}), [&](index_t i, index_t j) { order.push_back({i, j}); });
   const std::vector<std::array<index_t, 2>> want{{0, 0}, {1, 0}, {2, 0}, {0, 1}, {1, 1}, {2, 1}};
   EXPECT_EQ(order, want);
-}
-
-TYPED_TEST(Policies, TeamVisitsEveryLeagueAndNestedIndexOnce) {
-  const int max_team = TeamPolicy<TypeParam>::team_size_max();
-  for (int team_size : {1, 2, 3, 5}) {
-    if (team_size > max_team) continue;
-    for (index_t league : {0, 1, 13}) {
-      constexpr index_t kInner = 17, kVector = 6;
-      auto hits = counters(static_cast<std::size_t>(league * kInner));
-      auto vec_hits = counters(static_cast<std::size_t>(league * kVector));
-      std::atomic<int> bad_member{0};
-      parallel_for("team", TeamPolicy<TypeParam>(league, team_size, 4), [&](const TeamMember& m) {
-        if (m.team_size() != team_size || m.team_rank() < 0 || m.team_rank() >= team_size || m.league_size() != league ||
-            m.vector_length() != 4)
-          bad_member++;
-        parallel_for(TeamThreadRange(m, kInner), [&](index_t i) { hits[static_cast<std::size_t>(m.league_rank() * kInner + i)]++; });
-        if (m.team_rank() == 0)
-          parallel_for(ThreadVectorRange(m, kVector), [&](index_t i) { vec_hits[static_cast<std::size_t>(m.league_rank() * kVector + i)]++; });
-      });
-      EXPECT_EQ(bad_member, 0);
-      for (auto& h : hits) EXPECT_EQ(h, 1) << "team_size " << team_size << " league " << league;
-      for (auto& h : vec_hits) EXPECT_EQ(h, 1);
-    }
-  }
-}
-
-TYPED_TEST(Policies, TeamBarrierOrdersWritesBeforeReads) {
-  const int team_size = std::min(4, TeamPolicy<TypeParam>::team_size_max());
-  constexpr index_t kLeague = 9;
-  std::vector<int> slots(static_cast<std::size_t>(kLeague * team_size), 0);
-  std::atomic<int> wrong{0};
-  parallel_for("barrier", TeamPolicy<TypeParam>(kLeague, team_size), [&](const TeamMember& m) {
-    const std::size_t base = static_cast<std::size_t>(m.league_rank() * m.team_size());
-    slots[base + static_cast<std::size_t>(m.team_rank())] = m.team_rank() + 1;
-    m.team_barrier();
-    int sum = 0;  // every member sees every other member's write
-    for (int r = 0; r < m.team_size(); ++r) sum += slots[base + static_cast<std::size_t>(r)];
-    if (sum != m.team_size() * (m.team_size() + 1) / 2) wrong++;
-  });
-  EXPECT_EQ(wrong, 0);
-}
-
-TYPED_TEST(Policies, TeamSizeAboveTheMaximumIsRejected) {
-  EXPECT_THROW(TeamPolicy<TypeParam>(4, TeamPolicy<TypeParam>::team_size_max() + 1), std::invalid_argument);
-  EXPECT_THROW(TeamPolicy<TypeParam>(4, 0), std::invalid_argument);
-  EXPECT_THROW(RangePolicy<TypeParam>(5, 3), std::invalid_argument);
-  EXPECT_THROW((MDRangePolicy<2, TypeParam>({0, 3}, {1, 2})), std::invalid_argument);
-}
-
-TYPED_TEST(Policies, RangeReductionsOfScalarsComplexAndSeveralValues) {
-  const index_t n = 10001;
-  double sum = -1;
-  parallel_reduce("sum", RangePolicy<TypeParam>(n), [](index_t i, double& acc) { acc += static_cast<double>(i); }, sum);
-  EXPECT_EQ(sum, static_cast<double>(n * (n - 1) / 2));
-  index_t isum = -1;
-  parallel_reduce("isum", RangePolicy<TypeParam>(3, n), [](index_t i, index_t& acc) { acc += i; }, isum);
-  EXPECT_EQ(isum, n * (n - 1) / 2 - 3);
-  std::complex<double> csum;
-  parallel_reduce("csum", RangePolicy<TypeParam>(n), [](index_t i, std::complex<double>& acc) { acc += std::complex<double>(1.0, static_cast<double>(i % 3)); }, csum);
-  EXPECT_EQ(csum, std::complex<double>(static_cast<double>(n), static_cast<double>(3334 + 2 * 3333)));
-  std::array<double, 3> moments{};
-  parallel_reduce("moments", RangePolicy<TypeParam>(n), [](index_t i, std::array<double, 3>& acc) {
-    const double x = static_cast<double>(i);
-    acc[0] += 1;
-    acc[1] += x;
-    acc[2] += x * x;
-  }, moments);
-  EXPECT_EQ(moments[0], static_cast<double>(n));
-  EXPECT_EQ(moments[1], static_cast<double>(n * (n - 1) / 2));
-  EXPECT_EQ(moments[2], static_cast<double>((n - 1) * n * (2 * n - 1) / 6));
-  double empty = 7;
-  parallel_reduce("empty", RangePolicy<TypeParam>(0), [](index_t, double& acc) { acc += 1; }, empty);
-  EXPECT_EQ(empty, 0.0);
-}
-
-// Into memory (ReduceInto): on a host backend the total and its copy are there when the call
-// returns; the empty range leaves zero.
-TYPED_TEST(Policies, ReductionsIntoMemoryLeaveTheTotalAndItsCopy) {
-  const index_t n = 10001;
-  double total = -1, copy = -1;
-  parallel_reduce("into", RangePolicy<TypeParam>(n), [](index_t i, double& acc) { acc += static_cast<double>(i); }, ReduceInto<double>{&total, &copy});
-  EXPECT_EQ(total, static_cast<double>(n * (n - 1) / 2));
-  EXPECT_EQ(copy, total);
-  std::array<index_t, 2> team_total{-1, -1};
-  parallel_reduce("team_into", TeamPolicy<TypeParam>(7, 1), [](const TeamMember& m, std::array<index_t, 2>& acc) {
-    acc[0] += 1;
-    acc[1] += m.league_rank();
-  }, ReduceInto<std::array<index_t, 2>>{&team_total});
-  EXPECT_EQ(team_total, (std::array<index_t, 2>{7, 21}));
-  double empty = 7;
-  parallel_reduce("empty_into", RangePolicy<TypeParam>(0), [](index_t, double& acc) { acc += 1; }, ReduceInto<double>{&empty});
-  EXPECT_EQ(empty, 0.0);
-}
-
-TYPED_TEST(Policies, MDRangeAndTeamReductionsAgreeWithSerialSums) {
-  index_t md = 0;
-  parallel_reduce("md_sum", MDRangePolicy<4, TypeParam>({0, 0, 0, 0}, {3, 5, 7, 2}, {2, 2, 3, 1}),
-                  [](index_t x, index_t y, index_t z, index_t t, index_t& acc) { acc += x + 3 * (y + 5 * (z + 7 * t)); }, md);
-  index_t want = 0;
-  for (index_t t = 0; t < 2; ++t)
-    for (index_t z = 0; z < 7; ++z)
-      for (index_t y = 0; y < 5; ++y)
-        for (index_t x = 0; x < 3; ++x) want += x + 3 * (y + 5 * (z + 7 * t));
-  EXPECT_EQ(md, want);
-
-  const int team_size = std::min(3, TeamPolicy<TypeParam>::team_size_max());
-  std::array<index_t, 2> team{};
-  parallel_reduce("team_sum", TeamPolicy<TypeParam>(11, team_size), [](const TeamMember& m, std::array<index_t, 2>& acc) {
-    parallel_for(TeamThreadRange(m, 10), [&](index_t i) { acc[0] += m.league_rank() * 10 + i; });
-    if (m.team_rank() == 0) acc[1] += 1;
-  }, team);
-  EXPECT_EQ(team[0], 110 * 109 / 2);
-  EXPECT_EQ(team[1], 11);
 }
 
 TEST(Labels, EveryLaunchReportsItsLabelToTheHook) {
