@@ -23,6 +23,7 @@ struct SpaceTraits<Cuda> {
   static std::string unavailable_reason() { return cuda::unavailable_reason(); }
   static constexpr bool each_lane_calls = true;
   static constexpr bool finished_on_return = false;
+  static constexpr bool sums_std_complex = false;
   template <class T>
   class HostCopy {
    public:

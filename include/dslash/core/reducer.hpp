@@ -1,6 +1,7 @@
 #pragma once
 // Sum reductions: how partial results start (identity) and combine (join). Scalars and complex
-// numbers add; std::array<T, N> adds element-wise, so several sums travel in one pass.
+// numbers add; std::array<T, N> adds element-wise, so several sums travel in one pass. On the GPU
+// std::complex is refused at compile time (its operators do nothing in device code): sum (re, im).
 #include <array>
 #include <cstddef>
 

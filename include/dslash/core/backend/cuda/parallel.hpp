@@ -15,6 +15,7 @@
 // at 32^4).
 #include <algorithm>
 #include <array>
+#include <complex>
 #include <memory>
 #include <type_traits>
 #include <utility>
@@ -365,6 +366,17 @@ void parallel_for(const MDRangePolicy<Rank, Cuda>& p, const F& f) {
 
 namespace cuda_detail {
 
+template <class T>
+inline constexpr bool is_std_complex = false;
+template <class T>
+inline constexpr bool is_std_complex<std::complex<T>> = true;
+// nvcc compiles std::complex's operators in device code to nothing (the sum comes back zero), so a
+// complex sum travels as its (re, im) parts.
+template <class T>
+inline constexpr bool reducible_on_gpu = !is_std_complex<T>;
+template <class T, std::size_t N>
+inline constexpr bool reducible_on_gpu<std::array<T, N>> = reducible_on_gpu<T>;
+
 // Each pattern's reduction kernel over its launch shape, handed to finish(blocks, threads, launch):
 // reduce_blocks, which waits for the sum, or reduce_blocks_into, which does not.
 template <class T, class F, class Finish>
@@ -407,12 +419,14 @@ void reduction(const MDRangePolicy<Rank, Cuda>& p, const F& f, const Finish& fin
 template <class Policy, class F, class T>
   requires std::is_same_v<typename Policy::execution_space, Cuda>
 void parallel_reduce(const Policy& p, const F& f, T& result) {
+  static_assert(cuda_detail::reducible_on_gpu<T>, "a GPU reduction cannot sum std::complex: sum a std::array<double, 2> of (re, im)");
   cuda_detail::reduction<T>(p, f, [&](unsigned blocks, unsigned threads, const auto& launch) { result = cuda_detail::reduce_blocks<T>(blocks, threads, launch); });
 }
 
 template <class Policy, class F, class T>
   requires std::is_same_v<typename Policy::execution_space, Cuda>
 void parallel_reduce_into(const Policy& p, const F& f, const ReduceInto<T>& into) {
+  static_assert(cuda_detail::reducible_on_gpu<T>, "a GPU reduction cannot sum std::complex: sum a std::array<double, 2> of (re, im)");
   cuda_detail::reduction<T>(p, f, [&](unsigned blocks, unsigned threads, const auto& launch) { cuda_detail::reduce_blocks_into<T>(blocks, threads, launch, into); });
 }
 
