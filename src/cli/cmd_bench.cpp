@@ -100,32 +100,21 @@ int run_bench(const BenchOptions& o) {
 
   if (kDevice) std::fprintf(stderr, "measuring ceilings on the GPU (device triad and copy, FMA loop)...\n");
   else std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), run.threads);
-  bench::Ceilings ceilings(run.llc, kDevice);
-  ceilings.measure_round(run.isas, F);
+  bench::BenchRun<bench::VariantResult> b{run, bench::Ceilings(run.llc, kDevice), {}, skipped};
+  b.ceilings.measure_round(run.isas, F);
   if (!kDevice && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
-  std::vector<bench::VariantResult> results;
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    std::fprintf(stderr, "[%zu/%zu] %s %s...\n", i + 1, requests.size(), to_string(requests[i].cfg.kernel), to_string(requests[i].cfg.dispatch));
-    try {
-      results.push_back(bench.run(requests[i]));
-      ceilings.measure_round(run.isas, F);
-    } catch (const std::invalid_argument& e) {
-      if (o.kernel != "all") throw;
-      skipped.push_back(e.what());
-      std::fprintf(stderr, "  skipped: %s\n", e.what());
-    }
-  }
-
-  for (auto& r : results) bench::rate_against(r, ceilings);
-  bench::check_footprints(run, results);
+  bench::run_variants<std::invalid_argument>(
+      b, requests, o.kernel == "all", true, 1, [&](const bench::VariantRequest& request) { return bench.run(request); }, [] {});
+  bench::check_footprints(b.run, b.results);
+  const auto& results = b.results;
 
   // The header: what ran where, and both roofline ceilings, measured in this run with these threads.
-  bench::print_header(o.csv ? stderr : stdout, run, ceilings);
+  bench::print_header(o.csv ? stderr : stdout, b.run, b.ceilings);
   if (o.csv) {
     std::printf("%s\n", bench::csv_columns(o.traffic).c_str());
-    for (const auto& r : results) std::printf("%s\n", bench::csv_row(r, run, o.traffic).c_str());
+    for (const auto& r : results) std::printf("%s\n", bench::csv_row(r, b.run, o.traffic).c_str());
   } else {
     std::printf("%-6s %-8s %-7s %5s %-14s %9s %9s %9s %9s %9s %9s %7s%s\n", "kernel", "dispatch", "simd", "nrhs", "launch", "min ms",
                 "median ms", "max ms", "GFLOP/s", "GB/s mdl", "roof", "% roof", o.traffic ? "   traffic  % roof  % trfc" : "");
@@ -150,18 +139,14 @@ int run_bench(const BenchOptions& o) {
                   "site, timed by the same rule); %% trfc: the kernel's rate as a share of it, near 100%% where its loads and stores, "
                   "not its arithmetic, set its time\n");
     if (o.tile == "auto" || o.team_size == "auto") std::printf("# * launch shape from the tuner or the tune cache\n");
-    for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
+    for (const auto& s : b.skipped) std::printf("# skipped: %s\n", s.c_str());
   }
   for (const auto& r : results)
     if (r.spread > 0.10)
       std::fprintf(stderr, "warning: %s timings spread %.0f%% (median vs best): the machine was noisy; rerun before acting on it\n",
                    r.label.c_str(), 100 * r.spread);
 
-  if (!o.json.empty()) {
-    nlohmann::json json_results = nlohmann::json::array();
-    for (const auto& r : results) json_results.push_back(bench::result_json(r, run));
-    bench::write_json(o.json, bench::run_json(run, ceilings, json_results, skipped));
-  }
+  if (!o.json.empty()) write_run_json(o.json, b, [](const bench::VariantResult&) { return nlohmann::json::object(); });
 
   return bench::report_checks(results, o.check);
 }
