@@ -11,9 +11,6 @@
 #include "bench/report.hpp"
 #include "cli/bench_options.hpp"
 #include "kernels/dslash_kernel.hpp"
-#if defined(DSLASH_HAVE_CUDA)
-#include "dslash/core/backend/cuda/space.hpp"
-#endif
 
 namespace dslash::cli {
 
@@ -159,7 +156,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   add_lattice_option(*cmd, o->dims, "32x32x32x32");
   cmd->add_option("--kernel", o->kernel, "kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode", "all"}))->capture_default_str();
   cmd->add_option("--dispatch", o->dispatch, "dispatch")->check(CLI::IsMember({"range", "team", "mdrange", "all"}))->capture_default_str();
-  cmd->add_option("--prec", o->prec, "precision")->check(CLI::IsMember({"single", "double"}))->capture_default_str();
+  add_precision_option(*cmd, o->prec, "precision");
   add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides for mrhs (default: the SIMD lanes)");
   cmd->add_option("--simd", o->simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)")->capture_default_str();
   cmd->add_option("--tile", o->tile, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
@@ -201,25 +198,20 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
-    if (o->backend == "cpu" && !o->team_size.empty() && o->team_size != "auto")
+    if (o->backend == Backend::Cpu && !o->team_size.empty() && o->team_size != "auto")
       warn_if_team_oversubscribes(std::stoi(o->team_size), o->threads > 0 ? o->threads : omp_get_max_threads());
     check_files({}, {{"--json", o->json}});  // now, not after minutes of measuring
     o->mpi.check_backend(o->backend);
+    if (o->backend == Backend::Cuda)
+      require_cuda(*cmd, distributed ? std::initializer_list<const char*>{"--simd", "--threads", "--schedule", "--layout"}
+                                     : std::initializer_list<const char*>{"--simd", "--threads", "--schedule", "--layout", "--traffic"},
+                   distributed);
+    exit_code = with_precision_and_backend(o->prec, o->backend, [&]<class Real, class Space>() {
 #if defined(DSLASH_HAVE_MPI)
-    if (distributed) {
-      if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads", "--schedule", "--layout"}, true);
-      exit_code = run_bench_mpi(*o);
-      return;
-    }
+      if (distributed) return run_bench_mpi<Real, Space>(*o);
 #endif
-    if (o->backend == "cuda") {
-      require_cuda(*cmd, {"--simd", "--threads", "--schedule", "--layout", "--traffic"});
-#if defined(DSLASH_HAVE_CUDA)
-      exit_code = o->prec == "single" ? run_bench<float, CudaSpace>(*o) : run_bench<double, CudaSpace>(*o);
-#endif
-      return;
-    }
-    exit_code = o->prec == "single" ? run_bench<float, HostSpace>(*o) : run_bench<double, HostSpace>(*o);
+      return run_bench<Real, Space>(*o);
+    });
   });
 }
 

@@ -5,16 +5,11 @@
 #include "bench/mpi_benchmark.hpp"
 #include "cli/bench_options.hpp"
 #include "mpi/process_grid.hpp"
-#if defined(DSLASH_HAVE_CUDA)
-#include "dslash/core/backend/cuda/space.hpp"
-#endif
 
 namespace dslash::cli {
 
-namespace {
-
 template <class Real, class Space>
-int run(const BenchOptions& o) {
+int run_bench_mpi(const BenchOptions& o) {
   constexpr bool kDevice = !Space::host_accessible;
   if (o.threads > 0) omp_set_num_threads(o.threads);
   if (o.tile == "auto" || o.team_size == "auto")
@@ -46,13 +41,11 @@ int run(const BenchOptions& o) {
   return bench::report(bench::run_mpi_benchmark<Real, Space>(c), {.csv = o.csv, .verbose = o.verbose, .json = o.json});
 }
 
-}  // namespace
-
-int run_bench_mpi(const BenchOptions& o) {
+template int run_bench_mpi<float, HostSpace>(const BenchOptions&);
+template int run_bench_mpi<double, HostSpace>(const BenchOptions&);
 #if defined(DSLASH_HAVE_CUDA)
-  if (o.backend == "cuda") return o.prec == "single" ? run<float, CudaSpace>(o) : run<double, CudaSpace>(o);
+template int run_bench_mpi<float, CudaSpace>(const BenchOptions&);
+template int run_bench_mpi<double, CudaSpace>(const BenchOptions&);
 #endif
-  return o.prec == "single" ? run<float, HostSpace>(o) : run<double, HostSpace>(o);
-}
 
 }  // namespace dslash::cli
