@@ -13,6 +13,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/metrics.hpp"
@@ -108,6 +109,22 @@ TunedChoice choose_fastest(std::size_t candidates, const std::function<std::opti
   }
   const Timed& best = *std::min_element(timed.begin(), timed.end(), [](const Timed& a, const Timed& b) { return a.seconds < b.seconds; });
   return {best.index, best.seconds};
+}
+
+void record_times(VariantResult& r, std::vector<double> times) {
+  r.times = std::move(times);
+  const TimeSummary summary = summarize_times(r.times);
+  r.time_min = summary.min;
+  r.time_median = summary.median;
+  r.time_max = summary.max;
+  r.spread = summary.spread;
+}
+
+void rate_best_call(VariantResult& r, int bytes_per_real, double site_rhs, int processes) {
+  const ByteModel bytes = variant_bytes(r.cfg, bytes_per_real);
+  r.gflops = kFlopsPerSite * site_rhs * processes / r.time_min / 1e9;
+  r.gbytes_model = bytes.model * site_rhs * processes / r.time_min / 1e9;
+  r.compulsory_bytes = bytes.compulsory;  // the roofline waits for the run's last ceilings: rate_against
 }
 
 void rate_against(VariantResult& r, const Ceilings& ceilings, int processes) {
@@ -251,20 +268,12 @@ VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
     r.cfg = d.config();
   }
 
+  std::vector<double> times;
   for (int i = 0; i < settings_.warmup; ++i) apply_once();
-  for (int i = 0; i < settings_.iters; ++i) r.times.push_back(apply_once());
-  const TimeSummary summary = summarize_times(r.times);
-  r.time_min = summary.min;
-  r.time_median = summary.median;
-  r.time_max = summary.max;
-  r.spread = summary.spread;
-
-  // Headline rates from the best time.
-  const ByteModel bytes = variant_bytes(r.cfg, sizeof(Real));
+  for (int i = 0; i < settings_.iters; ++i) times.push_back(apply_once());
+  record_times(r, std::move(times));
   const double site_rhs = static_cast<double>(d.output_sites()) * r.cfg.nrhs;
-  r.gflops = kFlopsPerSite * site_rhs / r.time_min / 1e9;
-  r.gbytes_model = bytes.model * site_rhs / r.time_min / 1e9;
-  r.compulsory_bytes = bytes.compulsory;  // the roofline waits for the run's last ceilings: rate_against
+  rate_best_call(r, sizeof(Real), site_rhs);
 
   if (settings_.traffic) {  // the same rule as the Dslash: untimed warm-up, then every timed call counts
     for (int i = 0; i < settings_.warmup; ++i) apply_once(true);

@@ -63,6 +63,12 @@ struct VariantResult {
   std::optional<CheckOutcome> check;  // with --check
 };
 
+// The timing rule's figures of r's timed calls (seconds): min, median and max over all of them, and the spread.
+void record_times(VariantResult& r, std::vector<double> times);
+// r's headline rates from its best call: site_rhs output sites x right-hand sides per process, on
+// `processes` processes together.
+void rate_best_call(VariantResult& r, int bytes_per_real, double site_rhs, int processes = 1);
+
 // The byte model of a variant: checkerboarded or not, mrhs's right-hand sides sharing its links,
 // and the links as the kernel stores them (cfg.compress reals each).
 ByteModel variant_bytes(const DslashConfig& cfg, int bytes_per_real);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench/benchmark.hpp"
@@ -87,6 +88,56 @@ std::string csv_row(const VariantResult& r, const RunInfo& run, bool traffic);
 nlohmann::json result_json(const VariantResult& r, const RunInfo& run);
 nlohmann::json run_json(const RunInfo& run, const Ceilings& ceilings, const nlohmann::json& results, const std::vector<std::string>& skipped);
 void write_json(const std::string& path, const nlohmann::json& j);  // atomically: a failed run leaves no half file
+
+// A whole run of a bench: what ran where, the ceilings measured through it, its variants' results,
+// and why any variant was skipped.
+template <class Result>
+struct BenchRun {
+  RunInfo run;
+  Ceilings ceilings;
+  std::vector<Result> results;
+  std::vector<std::string> skipped;
+};
+
+// How a run is reported: a table or CSV on stdout, a stage breakdown (MPI), every figure to a JSON file.
+struct ReportOptions {
+  bool csv = false, verbose = false;
+  std::string json;  // empty: none
+};
+
+// Every bench's loop: each request in turn, measure(request) timing it, a ceilings round after each
+// (before_round() first), then every result rated against the run's best ceilings. A request whose
+// measure throws Refusal is skipped where skip_refused (--kernel all), else the error ends the run.
+// Progress on stderr where `print`.
+template <class Refusal, class Result, class Request, class Measure, class BeforeRound>
+void run_variants(BenchRun<Result>& b, const std::vector<Request>& requests, bool skip_refused, bool print, int processes,
+                  const Measure& measure, const BeforeRound& before_round) {
+  for (std::size_t i = 0; i < requests.size(); ++i) {
+    if (print) std::fprintf(stderr, "[%zu/%zu] %s %s...\n", i + 1, requests.size(), to_string(requests[i].cfg.kernel), to_string(requests[i].cfg.dispatch));
+    try {
+      b.results.push_back(measure(requests[i]));
+      before_round();
+      b.ceilings.measure_round(b.run.isas, b.run.bytes_per_real);
+    } catch (const Refusal& e) {
+      if (!skip_refused) throw;
+      b.skipped.push_back(e.what());
+      if (print) std::fprintf(stderr, "  skipped: %s\n", e.what());
+    }
+  }
+  for (Result& r : b.results) rate_against(r, b.ceilings, processes);  // the run's best ceilings
+}
+
+// --json: the run and every result, own(r) adding a bench's own fields to each.
+template <class Result, class Own>
+void write_run_json(const std::string& path, const BenchRun<Result>& b, const Own& own) {
+  nlohmann::json results = nlohmann::json::array();
+  for (const Result& r : b.results) {
+    nlohmann::json e = result_json(r, b.run);
+    e.update(own(r));
+    results.push_back(std::move(e));
+  }
+  write_json(path, run_json(b.run, b.ceilings, results, b.skipped));
+}
 
 // One stderr line per variant that failed --check, and the exit status: 1 if any failed.
 template <class Result>

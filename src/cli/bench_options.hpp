@@ -15,8 +15,9 @@ namespace dslash::cli {
 
 struct BenchOptions {
   Coord dims{32, 32, 32, 32};
-  std::string kernel = "all", dispatch = "all", prec = "single", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
-  std::string backend = "cpu";
+  std::string kernel = "all", dispatch = "all", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
+  Precision prec = Precision::Single;
+  Backend backend = Backend::Cpu;
   std::string halo_messages = "per-peer";  // with --mpi: one message per peer, or per-face
   int halo_chunks = 0;                     // with --mpi --comms-overlap chunks: interior slabs (0: automatic)
   int nrhs = 0, threads = 0, iters = 10, warmup = 2, compress = 18;
@@ -68,7 +69,9 @@ inline bench::RunInfo run_info(const BenchOptions& o, SimdIsa isa, int bytes_per
   return run;
 }
 
-// The MPI run of `dslash bench` (only in a build with MPI): exit status as run_bench's.
+// The MPI run of `dslash bench` (only in a build with MPI; Real float or double, Space HostSpace or,
+// with CUDA, CudaSpace): exit status as run_bench's.
+template <class Real, class Space>
 int run_bench_mpi(const BenchOptions& o);
 
 }  // namespace dslash::cli

@@ -9,9 +9,6 @@
 #include "io/npy.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
-#if defined(DSLASH_HAVE_CUDA)
-#include "dslash/core/backend/cuda/space.hpp"
-#endif
 #if defined(DSLASH_HAVE_MPI)
 #include "mpi/distributed_fields.hpp"
 #include "mpi/halo_dslash.hpp"
@@ -29,7 +26,7 @@ struct ApplyOptions {
   std::string gauge, in, out, kernel = "reference";
   int nrhs = 0;  // 0: as many as the input file holds
   bool batched = false;  // the input has the 7-D shape (N, L3, L2, L1, L0, 4, 3), so the output too
-  std::string backend = "cpu";
+  Backend backend = Backend::Cpu;
   KernelOptions k;
   MpiOptions mpi;
 };
@@ -64,18 +61,10 @@ std::vector<SpinorField<double>> apply_kernel(const ApplyOptions& o, const Gauge
   return apply_each<Real>(d, per_call, in_full);
 }
 
-template <class Real>
-std::vector<SpinorField<double>> apply_kernel_on(const ApplyOptions& o, const GaugeField<double>& u, const std::vector<SpinorField<double>>& in) {
-#if defined(DSLASH_HAVE_CUDA)
-  if (o.backend == "cuda") return apply_kernel<Real, CudaSpace>(o, u, in);
-#endif
-  return apply_kernel<Real, HostSpace>(o, u, in);
-}
-
 // The spinors, read in double, that --prec single takes to single precision: every value must fit.
 // (A link past its range fails the NERSC reader's plaquette check.)
 void check_single_precision_fits(const ApplyOptions& o, const std::vector<SpinorField<double>>& in) {
-  if (o.k.prec != "single") return;
+  if (o.k.prec != Precision::Single) return;
   if (const auto bad = io::first_unrepresentable_element<float>(in, o.batched))
     throw std::invalid_argument(o.in + ": " + *bad + " (--prec single)");
 }
@@ -83,9 +72,9 @@ void check_single_precision_fits(const ApplyOptions& o, const std::vector<Spinor
 void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>& out, std::size_t spinors, const std::string& where) {
   // Finite inputs near the precision's largest value make an Inf: refused, not written.
   if (const auto bad = io::first_unrepresentable_element<double>(out, o.batched))
-    throw std::invalid_argument("apply: D psi's " + *bad + ": the input's values are too large for " + o.k.prec + " precision; " + o.out +
+    throw std::invalid_argument("apply: D psi's " + *bad + ": the input's values are too large for " + to_string(o.k.prec) + " precision; " + o.out +
                                 " not written");
-  io::write_spinors_npy(o.out, out, o.k.prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, o.batched);
+  io::write_spinors_npy(o.out, out, o.k.prec == Precision::Single ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, o.batched);
   std::printf("wrote %s: %s%s (%s) on %zu spinor(s), %s sites, %s\n", o.out.c_str(), "D", o.k.dagger ? "^dagger" : "",
               o.kernel.c_str(), spinors, o.k.parity.c_str(), where.c_str());
 }
@@ -96,6 +85,9 @@ void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>&
 // 0 gathers and writes.
 template <class Real, class Space>
 void apply_distributed(ApplyOptions& o) {
+#if defined(DSLASH_HAVE_CUDA)
+  if constexpr (!Space::host_accessible) mpi::bind_gpu(MPI_COMM_WORLD, o.mpi.gpu_per_rank);
+#endif
   if (o.kernel == "reference") throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
   check_files({{"--gauge", o.gauge}, {"--in", o.in}}, {{"--out", o.out}});
   int rank = 0;
@@ -137,17 +129,6 @@ void apply_distributed(ApplyOptions& o) {
     if (auto g = mpi::gather(grid, chi)) out.push_back(std::move(*g));
   mpi::collectively([&] { if (rank == 0) write_result(o, out, out.size(), grid.describe()); });
 }
-
-template <class Real>
-void apply_distributed_on(ApplyOptions& o) {
-#if defined(DSLASH_HAVE_CUDA)
-  if (o.backend == "cuda") {
-    mpi::bind_gpu(MPI_COMM_WORLD, o.mpi.gpu_per_rank);
-    return apply_distributed<Real, CudaSpace>(o);
-  }
-#endif
-  apply_distributed<Real, HostSpace>(o);
-}
 #endif
 
 }  // namespace
@@ -168,18 +149,17 @@ void add_apply_command(CLI::App& app) {
     if (opt->kernel == "reference")
       reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout", "--compress", "--backend"},
                    "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
-    if (opt->backend == "cuda") require_cuda(*cmd, {"--simd", "--layout"}, opt->mpi.distributed());
+    if (opt->backend == Backend::Cuda) require_cuda(*cmd, {"--simd", "--layout"}, opt->mpi.distributed());
     opt->mpi.check_backend(opt->backend);
     reject_simd_for_naive(opt->kernel, opt->k.simd);
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)
-      if (opt->k.prec == "single") apply_distributed_on<float>(*opt);
-      else apply_distributed_on<double>(*opt);
+      with_precision_and_backend(opt->k.prec, opt->backend, [&]<class Real, class Space>() { apply_distributed<Real, Space>(*opt); });
 #endif
       return;
     }
     const bool reference = opt->kernel == "reference";
-    if (reference && opt->k.prec != "double")
+    if (reference && opt->k.prec != Precision::Double)
       throw std::invalid_argument("apply: the reference kernel computes in double precision only; use --prec double");
     check_files({{"--gauge", opt->gauge}, {"--in", opt->in}}, {{"--out", opt->out}});
     const GaugeField<double> u = io::read_nersc<double>(opt->gauge);
@@ -198,7 +178,8 @@ void add_apply_command(CLI::App& app) {
         dslash_reference(u, psi, out.emplace_back(geom, cfg.out, "apply_out"), cfg.dagger);
       }
     } else {
-      out = opt->k.prec == "single" ? apply_kernel_on<float>(*opt, u, in) : apply_kernel_on<double>(*opt, u, in);
+      out = with_precision_and_backend(opt->k.prec, opt->backend,
+                                       [&]<class Real, class Space>() { return apply_kernel<Real, Space>(*opt, u, in); });
     }
     write_result(*opt, out, in.size(), "lattice " + geom.to_string());
   });

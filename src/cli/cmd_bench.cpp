@@ -11,9 +11,6 @@
 #include "bench/report.hpp"
 #include "cli/bench_options.hpp"
 #include "kernels/dslash_kernel.hpp"
-#if defined(DSLASH_HAVE_CUDA)
-#include "dslash/core/backend/cuda/space.hpp"
-#endif
 
 namespace dslash::cli {
 
@@ -100,32 +97,21 @@ int run_bench(const BenchOptions& o) {
 
   if (kDevice) std::fprintf(stderr, "measuring ceilings on the GPU (device triad and copy, FMA loop)...\n");
   else std::fprintf(stderr, "measuring ceilings (STREAM triad, FMA loop on %s) with %d threads...\n", to_string(isa), run.threads);
-  bench::Ceilings ceilings(run.llc, kDevice);
-  ceilings.measure_round(run.isas, F);
+  bench::BenchRun<bench::VariantResult> b{run, bench::Ceilings(run.llc, kDevice), {}, skipped};
+  b.ceilings.measure_round(run.isas, F);
   if (!kDevice && (!std::getenv("OMP_PROC_BIND") || !std::getenv("OMP_PLACES")))
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
-  std::vector<bench::VariantResult> results;
-  for (std::size_t i = 0; i < requests.size(); ++i) {
-    std::fprintf(stderr, "[%zu/%zu] %s %s...\n", i + 1, requests.size(), to_string(requests[i].cfg.kernel), to_string(requests[i].cfg.dispatch));
-    try {
-      results.push_back(bench.run(requests[i]));
-      ceilings.measure_round(run.isas, F);
-    } catch (const std::invalid_argument& e) {
-      if (o.kernel != "all") throw;
-      skipped.push_back(e.what());
-      std::fprintf(stderr, "  skipped: %s\n", e.what());
-    }
-  }
-
-  for (auto& r : results) bench::rate_against(r, ceilings);
-  bench::check_footprints(run, results);
+  bench::run_variants<std::invalid_argument>(
+      b, requests, o.kernel == "all", true, 1, [&](const bench::VariantRequest& request) { return bench.run(request); }, [] {});
+  bench::check_footprints(b.run, b.results);
+  const auto& results = b.results;
 
   // The header: what ran where, and both roofline ceilings, measured in this run with these threads.
-  bench::print_header(o.csv ? stderr : stdout, run, ceilings);
+  bench::print_header(o.csv ? stderr : stdout, b.run, b.ceilings);
   if (o.csv) {
     std::printf("%s\n", bench::csv_columns(o.traffic).c_str());
-    for (const auto& r : results) std::printf("%s\n", bench::csv_row(r, run, o.traffic).c_str());
+    for (const auto& r : results) std::printf("%s\n", bench::csv_row(r, b.run, o.traffic).c_str());
   } else {
     std::printf("%-6s %-8s %-7s %5s %-14s %9s %9s %9s %9s %9s %9s %7s%s\n", "kernel", "dispatch", "simd", "nrhs", "launch", "min ms",
                 "median ms", "max ms", "GFLOP/s", "GB/s mdl", "roof", "% roof", o.traffic ? "   traffic  % roof  % trfc" : "");
@@ -150,18 +136,14 @@ int run_bench(const BenchOptions& o) {
                   "site, timed by the same rule); %% trfc: the kernel's rate as a share of it, near 100%% where its loads and stores, "
                   "not its arithmetic, set its time\n");
     if (o.tile == "auto" || o.team_size == "auto") std::printf("# * launch shape from the tuner or the tune cache\n");
-    for (const auto& s : skipped) std::printf("# skipped: %s\n", s.c_str());
+    for (const auto& s : b.skipped) std::printf("# skipped: %s\n", s.c_str());
   }
   for (const auto& r : results)
     if (r.spread > 0.10)
       std::fprintf(stderr, "warning: %s timings spread %.0f%% (median vs best): the machine was noisy; rerun before acting on it\n",
                    r.label.c_str(), 100 * r.spread);
 
-  if (!o.json.empty()) {
-    nlohmann::json json_results = nlohmann::json::array();
-    for (const auto& r : results) json_results.push_back(bench::result_json(r, run));
-    bench::write_json(o.json, bench::run_json(run, ceilings, json_results, skipped));
-  }
+  if (!o.json.empty()) write_run_json(o.json, b, [](const bench::VariantResult&) { return nlohmann::json::object(); });
 
   return bench::report_checks(results, o.check);
 }
@@ -174,7 +156,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   add_lattice_option(*cmd, o->dims, "32x32x32x32");
   cmd->add_option("--kernel", o->kernel, "kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode", "all"}))->capture_default_str();
   cmd->add_option("--dispatch", o->dispatch, "dispatch")->check(CLI::IsMember({"range", "team", "mdrange", "all"}))->capture_default_str();
-  cmd->add_option("--prec", o->prec, "precision")->check(CLI::IsMember({"single", "double"}))->capture_default_str();
+  add_precision_option(*cmd, o->prec, "precision");
   add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides for mrhs (default: the SIMD lanes)");
   cmd->add_option("--simd", o->simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)")->capture_default_str();
   cmd->add_option("--tile", o->tile, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
@@ -216,25 +198,20 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
-    if (o->backend == "cpu" && !o->team_size.empty() && o->team_size != "auto")
+    if (o->backend == Backend::Cpu && !o->team_size.empty() && o->team_size != "auto")
       warn_if_team_oversubscribes(std::stoi(o->team_size), o->threads > 0 ? o->threads : omp_get_max_threads());
     check_files({}, {{"--json", o->json}});  // now, not after minutes of measuring
     o->mpi.check_backend(o->backend);
+    if (o->backend == Backend::Cuda)
+      require_cuda(*cmd, distributed ? std::initializer_list<const char*>{"--simd", "--threads", "--schedule", "--layout"}
+                                     : std::initializer_list<const char*>{"--simd", "--threads", "--schedule", "--layout", "--traffic"},
+                   distributed);
+    exit_code = with_precision_and_backend(o->prec, o->backend, [&]<class Real, class Space>() {
 #if defined(DSLASH_HAVE_MPI)
-    if (distributed) {
-      if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads", "--schedule", "--layout"}, true);
-      exit_code = run_bench_mpi(*o);
-      return;
-    }
+      if (distributed) return run_bench_mpi<Real, Space>(*o);
 #endif
-    if (o->backend == "cuda") {
-      require_cuda(*cmd, {"--simd", "--threads", "--schedule", "--layout", "--traffic"});
-#if defined(DSLASH_HAVE_CUDA)
-      exit_code = o->prec == "single" ? run_bench<float, CudaSpace>(*o) : run_bench<double, CudaSpace>(*o);
-#endif
-      return;
-    }
-    exit_code = o->prec == "single" ? run_bench<float, HostSpace>(*o) : run_bench<double, HostSpace>(*o);
+      return run_bench<Real, Space>(*o);
+    });
   });
 }
 

@@ -24,7 +24,7 @@ namespace dslash::cli {
 SolveConfig solve_config(const SolveOptions& o, int per_solve, int print_every) {
   SolveConfig c{.method = o.solver == "cg" ? SolveMethod::Cgnr : SolveMethod::BiCGStab,
                 .precision = o.prec == "double" ? SolvePrecision::Double : o.prec == "single" ? SolvePrecision::Single : SolvePrecision::Mixed,
-                .backend = o.backend == "cuda" ? SolveBackend::Cuda : SolveBackend::Cpu,
+                .backend = o.backend == Backend::Cuda ? SolveBackend::Cuda : SolveBackend::Cpu,
                 .mass = o.mass,
                 .tolerance = o.tol,
                 .max_iterations = o.maxiter,
@@ -84,7 +84,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   add_mpi_options(*cmd, o->mpi);
   cmd->callback([o, cmd, &exit_code] {
     const bool distributed = o->mpi.distributed();
-    if (o->backend == "cuda") require_cuda(*cmd, {"--simd", "--threads", "--schedule"}, distributed);
+    if (o->backend == Backend::Cuda) require_cuda(*cmd, {"--simd", "--threads", "--schedule"}, distributed);
     o->mpi.check_backend(o->backend);
     if (o->gauge.empty() && !o->random) throw std::invalid_argument("solve: give the gauge field: --gauge U.nersc, or --random with --lattice");
     if (o->random && cmd->count("--lattice") == 0) throw std::invalid_argument("solve: --random needs --lattice");
@@ -99,7 +99,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       omp_set_num_threads(o->threads);
       warn_if_oversubscribed(o->threads);
     }
-    if (o->backend == "cpu" && o->k.team_size > 0) warn_if_team_oversubscribes(o->k.team_size, omp_get_max_threads());
+    if (o->backend == Backend::Cpu && o->k.team_size > 0) warn_if_team_oversubscribes(o->k.team_size, omp_get_max_threads());
     check_files({{"--gauge", o->gauge}, {"--in", o->in}}, {{"--out", o->out}, {"--json", o->json}});
 
     const int print_every = o->print_every >= 0 ? o->print_every : (isatty(fileno(stderr)) ? 10 : 0);

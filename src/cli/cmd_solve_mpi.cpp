@@ -53,7 +53,7 @@ class HaloHoppings final : public HoppingFactory {
 
 SolveOutcome solve_distributed(const SolveOptions& o, int print_every, SolveInputs& in, std::string& where) {
 #if defined(DSLASH_HAVE_CUDA)
-  if (o.backend == "cuda") mpi::bind_gpu(MPI_COMM_WORLD, o.mpi.gpu_per_rank);
+  if (o.backend == Backend::Cuda) mpi::bind_gpu(MPI_COMM_WORLD, o.mpi.gpu_per_rank);
 #endif
   const bool root = mpi_world_rank() == 0;
   mpi::collectively([&] {

@@ -8,8 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "dslash/core/memory_space.hpp"
 #include "dslash/lattice/geometry.hpp"
 #include "kernels/kernel_options.hpp"
+#if defined(DSLASH_HAVE_CUDA)
+#include "dslash/core/backend/cuda/space.hpp"
+#endif
 
 namespace dslash::cli {
 
@@ -61,9 +65,33 @@ std::array<index_t, 4> parse_tile(const std::string& text);
 // refused while parsing.
 CLI::Option* add_compress_option(CLI::App& cmd, int& compress);
 
+// --prec single|double and --backend cpu|cuda, parsed as the command line is read (a bad value is
+// CLI11's one line, "--backend: gpu not in {cpu,cuda}").
+enum class Precision { Single, Double };
+enum class Backend { Cpu, Cuda };
+const char* to_string(Precision p);  // single, double
+const char* to_string(Backend b);    // cpu, cuda
+CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::string& help);
+// --backend cpu|cuda: where the kernels run (the CPU by default).
+CLI::Option* add_backend_option(CLI::App& cmd, Backend& backend);
+
+// f.template operator()<Real, Space>() for the run's precision and backend: every command's one
+// dispatch to its kernels' template arguments. --backend cuda reaches here only in a build with CUDA
+// (require_cuda).
+template <class F>
+decltype(auto) with_precision_and_backend(Precision prec, Backend backend, F&& f) {
+#if defined(DSLASH_HAVE_CUDA)
+  if (backend == Backend::Cuda)
+    return prec == Precision::Single ? f.template operator()<float, CudaSpace>() : f.template operator()<double, CudaSpace>();
+#endif
+  (void)backend;
+  return prec == Precision::Single ? f.template operator()<float, HostSpace>() : f.template operator()<double, HostSpace>();
+}
+
 // The options every kernel launch takes (apply and bench share them; solve takes the launch part).
 struct KernelOptions {
-  std::string dispatch = "range", simd = "auto", prec = "double", parity = "even", layout = "right", tile;
+  std::string dispatch = "range", simd = "auto", parity = "even", layout = "right", tile;
+  Precision prec = Precision::Double;
   int team_size = 0;  // 0: not given
   int compress = 18;
   bool dagger = false;
@@ -86,7 +114,7 @@ struct MpiOptions {
   bool distributed() const;
   // The GPU ranks' flags (--gpu-per-rank, --gpu-halo) with another backend, or the CPU ranks' ones
   // (--cpu-halo, --halo-complete) with the GPU's: std::invalid_argument.
-  void check_backend(const std::string& backend) const;
+  void check_backend(Backend backend) const;
 };
 void add_mpi_options(CLI::App& cmd, MpiOptions& options);
 int mpi_world_size();  // 1 unless MPI is initialised
@@ -102,8 +130,6 @@ void warn_if_oversubscribed(int threads);
 // that run it: the team's threads then take turns on the cores and spin at its barriers.
 void warn_if_team_oversubscribes(int team_size, int threads);
 
-// --backend cpu|cuda: where the kernels run (the CPU by default).
-CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend);
 // For --backend cuda: throws std::invalid_argument when this dslash was built without CUDA, when no
 // GPU is usable, or when one of the CPU-only `options` was given on `cmd`'s command line.
 // distributed: under --mpi the ranks check their GPUs together (mpi::bind_gpu) instead.

@@ -5,12 +5,11 @@
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <utility>
+#include <vector>
 
 #include "cli/commands.hpp"
 #include "dslash/core/execution_space.hpp"
-#if defined(DSLASH_HAVE_CUDA)
-#include "dslash/core/backend/cuda/space.hpp"
-#endif
 #include "io/atomic_file.hpp"
 #if defined(DSLASH_HAVE_MPI)
 #include "mpi/mpi_session.hpp"
@@ -147,6 +146,42 @@ CLI::Option* add_compress_option(CLI::App& cmd, int& compress) {
       ->capture_default_str();
 }
 
+namespace {
+
+// An option whose value is one of `choices`, checked by CLI11 (its message names the choices) and
+// stored as the enum it names.
+template <class E>
+CLI::Option* add_choice_option(CLI::App& cmd, const std::string& name, E& value, std::vector<std::pair<std::string, E>> choices,
+                               const std::string& help) {
+  std::vector<std::string> names;
+  std::string current;
+  for (const auto& [text, v] : choices) {
+    names.push_back(text);
+    if (v == value) current = text;
+  }
+  return cmd
+      .add_option_function<std::string>(
+          name,
+          [&value, choices](const std::string& text) {
+            for (const auto& [t, v] : choices)
+              if (t == text) value = v;
+          },
+          help)
+      ->check(CLI::IsMember(names))
+      ->default_str(current);
+}
+
+}  // namespace
+
+const char* to_string(Precision p) { return p == Precision::Single ? "single" : "double"; }
+const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
+
+CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::string& help) {
+  // The order of the choices is the order CLI11's message lists them in.
+  if (prec == Precision::Single) return add_choice_option(cmd, "--prec", prec, {{"single", Precision::Single}, {"double", Precision::Double}}, help);
+  return add_choice_option(cmd, "--prec", prec, {{"double", Precision::Double}, {"single", Precision::Single}}, help);
+}
+
 void add_launch_options(CLI::App& cmd, KernelOptions& o) {
   cmd.add_option("--dispatch", o.dispatch, "dispatch policy")->check(CLI::IsMember({"range", "team", "mdrange"}))->capture_default_str();
   cmd.add_option("--simd", o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto")->capture_default_str();
@@ -158,7 +193,7 @@ void add_launch_options(CLI::App& cmd, KernelOptions& o) {
 
 void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
   add_launch_options(cmd, o);
-  cmd.add_option("--prec", o.prec, "arithmetic precision")->check(CLI::IsMember({"double", "single"}))->capture_default_str();
+  add_precision_option(cmd, o.prec, "arithmetic precision");
   cmd.add_flag("--dagger", o.dagger, "apply D^dagger instead of D");
   add_compress_option(cmd, o.compress);
   cmd.add_option("--parity", o.parity, "output sites: even (D_eo), odd (D_oe) or full")
@@ -247,8 +282,8 @@ bool MpiOptions::distributed() const {
   return !grid.empty();
 }
 
-void MpiOptions::check_backend(const std::string& backend) const {
-  if (backend == "cuda") {
+void MpiOptions::check_backend(Backend backend) const {
+  if (backend == Backend::Cuda) {
     if (cpu_halo != "auto") throw std::invalid_argument("--cpu-halo applies to --backend cpu");
     if (halo_complete != "auto") throw std::invalid_argument("--halo-complete applies to --backend cpu");
     return;
@@ -278,10 +313,9 @@ DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
   return cfg;
 }
 
-CLI::Option* add_backend_option(CLI::App& cmd, std::string& backend) {
-  return cmd.add_option("--backend", backend, "where the kernels run: cpu, or cuda (the GPU; a build with CUDA)")
-      ->check(CLI::IsMember({"cpu", "cuda"}))
-      ->capture_default_str();
+CLI::Option* add_backend_option(CLI::App& cmd, Backend& backend) {
+  return add_choice_option(cmd, "--backend", backend, {{"cpu", Backend::Cpu}, {"cuda", Backend::Cuda}},
+                           "where the kernels run: cpu, or cuda (the GPU; a build with CUDA)");
 }
 
 void require_cuda(const CLI::App& cmd, std::initializer_list<const char*> cpu_only_options, bool distributed) {

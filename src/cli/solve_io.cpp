@@ -82,7 +82,7 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
                                 ? std::to_string(o.k.compress) + " / " + std::to_string(o.sloppy_compress()) + " (single)"
                                 : std::to_string(o.k.compress);
   std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s, links %s reals), %s, m = %g, tol %.1e, %s%s\n", o.solver.c_str(), o.prec.c_str(),
-              o.kernel.c_str(), o.backend.c_str(), to_string(cfg.dispatch), to_string(cfg.isa), links.c_str(), where.c_str(), o.mass, o.tol,
+              o.kernel.c_str(), to_string(o.backend), to_string(cfg.dispatch), to_string(cfg.isa), links.c_str(), where.c_str(), o.mass, o.tol,
               rhs_text(n).c_str(), per_solve > 1 ? " in one solve" : "");
   std::printf("%s: %d iterations, %d reliable updates, %.4f s (%.4f s of it setup: allocating the solver's vectors), %.4f ms per iteration\n",
               converged ? "converged" : "NOT converged", t.iterations, t.reliable_updates, t.time_s, t.setup_s, 1e3 * t.per_iteration_s());
@@ -130,7 +130,7 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
         {"compress", o.k.compress}, {"compress_sloppy", o.sloppy_compress()}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
         {"grid", o.mpi.grid.empty() ? "1.1.1.1" : o.mpi.grid}, {"ranks", mpi_world_size()},
         {"halo_transport", out.halo ? out.halo->transport : "none"},
-        {"backend", o.backend}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
+        {"backend", to_string(o.backend)}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},
         {"host", bench::host_name()}, {"date", bench::now_iso8601()}};
     const SolveRecord* unconverged = out.first_unconverged();
     const Stop stop = unconverged ? unconverged->result.stop : Stop::Converged;  // the first unconverged solve's

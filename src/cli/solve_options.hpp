@@ -12,7 +12,8 @@
 namespace dslash::cli {
 
 struct SolveOptions {
-  std::string gauge, in, out, json, source, solver = "cg", prec = "double", kernel = "naive", backend = "cpu";
+  std::string gauge, in, out, json, source, solver = "cg", prec = "double", kernel = "naive";
+  Backend backend = Backend::Cpu;
   Coord dims{};
   bool random = false;
   std::uint64_t seed = 1;
