@@ -134,7 +134,7 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
     const double s0 = omp_get_wtime();
     faces.project_all(packed_in, halves);
     const double s1 = omp_get_wtime();
-    if (in_kernel) d.apply(packed_in, packed_out, received);
+    if (in_kernel) d.apply(packed_in, packed_out, {.received = received});
     else d.apply(packed_in, packed_out);
     const double s2 = omp_get_wtime();
     if (!in_kernel)
@@ -227,9 +227,9 @@ void BM_CudaHaloT(benchmark::State& state, KernelFamily kernel, bool slabs) {
   const index_t T = plain.outer_t();
   const auto call = [&] {
     if (slabs) {
-      plain.apply_slab(packed_in, packed_out, 1, T - 1);
-      plain.apply_slab(packed_in, packed_out, 0, 1);
-      plain.apply_slab(packed_in, packed_out, T - 1, T);
+      plain.apply(packed_in, packed_out, {.slab = TSlab{1, T - 1}});
+      plain.apply(packed_in, packed_out, {.slab = TSlab{0, 1}});
+      plain.apply(packed_in, packed_out, {.slab = TSlab{T - 1, T}});
     } else {
       d.apply(packed_in, packed_out);
       faces.complete_both(3, forward.data(), backward.data(), packed_out);

@@ -311,8 +311,8 @@ void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<Sp
 }
 
 template <class Real, class Space>
-void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out) const {
-  apply_slab(in, out, 0, outer_t());
+void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const {
+  runner_(run_args(in, out, opts));
 }
 
 template <class Real, class Space>
@@ -323,85 +323,51 @@ void DslashKernel<Real, Space>::check_received(const ReceivedHalo<Real>& receive
       throw std::invalid_argument(label_ + ": no received halo for split direction " + std::to_string(mu));
 }
 
+// The checks, in the order each old entry made them: what the kernel can fuse, the inner products'
+// and x's buffers, the launch's, then where the sums go.
 template <class Real, class Space>
-void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const {
-  check_received(received);
-  RunArgs<Real> args = run_args(in, out, 0, outer_t());
-  args.received = received;
-  runner_(args);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
-  runner_(run_args(in, out, t_begin, t_end));
-}
-
-template <class Real, class Space>
-NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                              const spinor_view* w, const spinor_view* w2) const {
-  if (const std::string why = xpay_refusal(false, w != nullptr); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
-  return apply_xpay(in, a, x, b, out, ReceivedHalo<Real>{}, w, w2);
-}
-
-template <class Real, class Space>
-NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                              const ReceivedHalo<Real>& received, const spinor_view* w, const spinor_view* w2) const {
-  RunArgs<Real> args = xpay_args(xpay_refusal(true, w != nullptr), in, a, x, b, out, 0, outer_t(), w, w2);
-  if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end()) check_received(received);
+NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, const spinor_view& out, const Xpay<Real, Space>& xp,
+                                              const ApplyOptions<Real>& opts) const {
+  const bool with_dot = xp.w != nullptr;
+  const std::string refusal = xp.local ? epilogue_refusal(with_dot) : xpay_refusal(opts.received.has_value(), with_dot);
+  if (!refusal.empty()) throw std::invalid_argument(label_ + ": " + refusal);
+  if (xp.local && opts.received) throw std::invalid_argument(label_ + ": a local apply_xpay leaves the halo's hops out: no received halo");
+  if (xp.x == nullptr) throw std::invalid_argument(label_ + ": apply_xpay needs x");
+  if (xp.w2 != nullptr && xp.w == nullptr) throw std::invalid_argument(label_ + ": a second inner product needs a first");
+  const spinor_view* w2 = xp.w2 != nullptr ? xp.w2 : xp.w;
+  if (xp.x->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  for (const spinor_view* v : {xp.w, w2})
+    if (v != nullptr && v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
+  const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end();
+  // Without a halo, a split kernel's xpay was refused above; a non-split one ignores any given.
+  ApplyOptions<Real> launch_opts = opts;
+  if (!split) launch_opts.received.reset();
+  RunArgs<Real> args = run_args(in, out, launch_opts);
+  if (!split && opts.received) args.received = *opts.received;
+  args.xpay_x = xp.x->data();
+  args.xpay_w = xp.w != nullptr ? xp.w->data() : nullptr;
+  args.xpay_w2 = w2 != nullptr ? w2->data() : nullptr;
+  args.xpay_a = xp.a;
+  args.xpay_b = xp.b;
+  if (xp.norm_into && xp.sums_into) throw std::invalid_argument(label_ + ": apply_xpay leaves its sums in one place: norm_into or sums_into");
+  if (xp.norm_into) {
+    if (xp.norm_into->device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay's norm_into needs memory for the norm");
+    if (with_dot) throw std::invalid_argument(label_ + ": apply_xpay's norm_into takes the norm alone (no inner product)");
+    args.norm_into = *xp.norm_into;
+    runner_(args);
+    return {};
+  }
+  if (xp.sums_into) {
+    if (xp.sums_into->device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay's sums_into needs memory for the sums");
+    if (!with_dot) throw std::invalid_argument(label_ + ": apply_xpay's sums_into needs the inner products' w");
+    args.sums_into = *xp.sums_into;
+    runner_(args);
+    return {};
+  }
   EpilogueSums sums{};
-  args.received = received;
   args.sums = &sums;
   runner_(args);
   return NormDot::from_sums(sums);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                ReduceInto<double> norm) const {
-  RunArgs<Real> args = xpay_args(xpay_refusal(false, false), in, a, x, b, out, 0, outer_t());
-  if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay_into needs memory for the norm");
-  args.norm_into = norm;
-  runner_(args);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                      index_t t_begin, index_t t_end, ReduceInto<double> norm) const {
-  RunArgs<Real> args = xpay_args(epilogue_refusal(false), in, a, x, b, out, t_begin, t_end);
-  if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the norm");
-  args.norm_into = norm;
-  runner_(args);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                      index_t t_begin, index_t t_end, const spinor_view& w, const spinor_view& w2,
-                                                      ReduceInto<EpilogueSums> sums) const {
-  RunArgs<Real> args = xpay_args(epilogue_refusal(true), in, a, x, b, out, t_begin, t_end, &w, &w2);
-  if (sums.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the sums");
-  args.sums_into = sums;
-  runner_(args);
-}
-
-// What every xpay checks and sets: refusal (why the kernel cannot, empty where it can), the sizes of
-// x and of the inner products' vectors; w2 is w where it is not given.
-template <class Real, class Space>
-RunArgs<Real> DslashKernel<Real, Space>::xpay_args(const std::string& refusal, const spinor_view& in, Real a, const spinor_view& x, Real b,
-                                                   const spinor_view& out, index_t t_begin, index_t t_end, const spinor_view* w,
-                                                   const spinor_view* w2) const {
-  if (!refusal.empty()) throw std::invalid_argument(label_ + ": " + refusal);
-  if (w2 != nullptr && w == nullptr) throw std::invalid_argument(label_ + ": a second inner product needs a first");
-  if (w2 == nullptr) w2 = w;
-  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
-  for (const spinor_view* v : {w, w2})
-    if (v != nullptr && v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
-  RunArgs<Real> args = run_args(in, out, t_begin, t_end);
-  args.xpay_x = x.data();
-  args.xpay_w = w != nullptr ? w->data() : nullptr;
-  args.xpay_w2 = w2 != nullptr ? w2->data() : nullptr;
-  args.xpay_a = a;
-  args.xpay_b = b;
-  return args;
 }
 
 template <class Real, class Space>
@@ -431,14 +397,16 @@ std::string DslashKernel<Real, Space>::epilogue_refusal(bool with_dot) const {
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply_traffic(const spinor_view& in, const spinor_view& out) const {
   if (traffic_runner_ == nullptr) throw std::invalid_argument(label_ + ": no traffic probe on this backend");
-  traffic_runner_(run_args(in, out, 0, outer_t()));
+  traffic_runner_(run_args(in, out, {}));
 }
 
 template <class Real, class Space>
-RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
+RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const {
   if (in.size() * sizeof(Real) != spinor_bytes() || out.size() * sizeof(Real) != spinor_bytes())
     throw std::invalid_argument(label_ + ": spinor buffers have the wrong size");
+  const index_t t_begin = opts.slab ? opts.slab->begin : 0, t_end = opts.slab ? opts.slab->end : outer_t();
   if (t_begin < 0 || t_begin > t_end || t_end > outer_t()) throw std::invalid_argument(label_ + ": t slab out of range");
+  if (opts.received) check_received(*opts.received);
   RunArgs<Real> args{};
   args.in = in.data();
   args.out = out.data();
@@ -464,6 +432,7 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   args.block_z = cfg_.block_z;
   args.label = label_.c_str();
   args.link_prefetch = link_prefetch_;
+  if (opts.received) args.received = *opts.received;
   return args;
 }
 

@@ -13,6 +13,7 @@
 // coalesces; config().isa and config().layout say so. apply() is then asynchronous, as a GPU launch
 // (Cuda::fence() waits); pack, unpack and the vector apply() copy through host memory and wait.
 #include <complex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -69,6 +70,37 @@ constexpr double rebuild_tolerance() { return sizeof(Real) == 4 ? 5e-3 : 2.5e-7;
 template <class Real>
 void check_compressible(const GaugeField<Real>& u, int reals, const std::string& option = "--compress");
 
+// What one launch covers (DslashKernel::apply, apply_xpay): every output site, or those of outer t
+// in [slab->begin, slab->end); the split directions' hops left out, or read from `received` in the
+// same launch (CPU only; out then has the bits of apply followed by DslashFaces::complete).
+struct TSlab {
+  index_t begin = 0, end = 0;
+};
+template <class Real>
+struct ApplyOptions {
+  std::optional<TSlab> slab;
+  std::optional<ReceivedHalo<Real>> received;
+};
+
+// The epilogue of DslashKernel::apply_xpay: out = a x + b D in, with ||out||^2 and, where w is set,
+// <w, out> and <w2, out> (BiCGStab's; w2 = w where not set), summed in double over the launch's
+// sites. Where they go: returned (neither set); norm_into: ||out||^2 alone (no w); sums_into: all
+// five (EpilogueSums, w set) -- left in the kernel's memory space, the launch not waited for.
+// local: the split directions' hops left out, the caller completing the faces with b times the
+// halo's hops (the xpay is linear: DslashFaces::complete_both with a FaceXpay).
+template <class Real, class Space = HostSpace>
+struct Xpay {
+  using spinor_view = View<Real, 1, LayoutRight, Space>;
+  Real a = 1;
+  const spinor_view* x = nullptr;  // required
+  Real b = 1;
+  const spinor_view* w = nullptr;
+  const spinor_view* w2 = nullptr;
+  std::optional<ReduceInto<double>> norm_into;
+  std::optional<ReduceInto<EpilogueSums>> sums_into;
+  bool local = false;
+};
+
 template <class Real, class Space = HostSpace>
 class DslashKernel {
  public:
@@ -105,36 +137,14 @@ class DslashKernel {
   void pack(const std::vector<SpinorField<Real>>& in, const spinor_view& packed) const;
   void unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const;
 
-  void apply(const spinor_view& in, const spinor_view& out) const;
-  // The same with the split directions' hops read from their received messages in the same launch
-  // (DslashFaces::received): out is then complete, with the bits that apply() followed by
-  // DslashFaces::complete gives. CPU only (the GPU overlaps its faces with the interior); throws
-  // std::invalid_argument on the GPU or where a split direction has no message.
-  void apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const;
-  // out = a x + b D in in one pass (QUDA's Dslash with xpay; x in the output's layout), returning
-  // ||out||^2 and, where w is given, <w, out> and <w2, out> (BiCGStab's; w2 = w where it is not
-  // given), summed in double over this process's
-  // sites: the even-odd operator's last pass fused into its second hop. Waits for the GPU (the sums
-  // come back to the host). Only where fuses_xpay(): throws std::invalid_argument on a kernel whose
-  // faces are completed later or whose links are compressed. With split directions, only with
-  // their received halo (the apply above).
-  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const spinor_view* w = nullptr,
-                     const spinor_view* w2 = nullptr) const;
-  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const ReceivedHalo<Real>& received,
-                     const spinor_view* w = nullptr, const spinor_view* w2 = nullptr) const;
-  // The same without the inner products and without waiting: ||out||^2 over this process's sites
-  // is left at norm.device (and norm.host where set) when the kernel ends, for later launches on the
-  // stream to read (a solver's coefficient) while the host goes on. Only where fuses_xpay().
-  void apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, ReduceInto<double> norm) const;
-  // The same on the output sites of outer t in [t_begin, t_end), with the split directions' hops
-  // left out: out = a x + b D_local in, whose faces the caller completes with b times the halo's
-  // hops (the xpay is linear: DslashFaces::complete_both with a FaceXpay). ||out||^2 over those
-  // sites is left at norm; with w and w2, ||out||^2, <w, out> and <w2, out> (EpilogueSums) at sums.
-  // Only where fuses_local_xpay(with the inner products).
-  void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
-                             ReduceInto<double> norm) const;
-  void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
-                             const spinor_view& w, const spinor_view& w2, ReduceInto<EpilogueSums> sums) const;
+  // One launch of D on the output sites (opts: a t slab, the received halo). CPU: the split
+  // directions' hops are left out unless opts.received holds them (DslashFaces::complete adds them).
+  void apply(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts = {}) const;
+  // out = xp.a xp.x + xp.b D in in one pass (QUDA's Dslash with xpay; x in the output's layout): the
+  // even-odd operator's last pass fused into its second hop. The sums (Xpay) are returned, or left
+  // in the kernel's memory without waiting (xp.norm_into, xp.sums_into). Refused (std::invalid_argument)
+  // where !fuses_xpay(opts.received, xp.w) or, with xp.local, !fuses_local_xpay(xp.w).
+  NormDot apply_xpay(const spinor_view& in, const spinor_view& out, const Xpay<Real, Space>& xp, const ApplyOptions<Real>& opts = {}) const;
   bool fuses_local_xpay(bool with_dot = false) const { return epilogue_refusal(with_dot).empty(); }
   // Where the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit vectors
   // and site-major links, by link_prefetch_for (into L1 where the links fit the last-level cache;
@@ -148,9 +158,6 @@ class DslashKernel {
   bool fuses_xpay(bool with_halo = false, bool with_dot = false) const { return xpay_refusal(with_halo, with_dot).empty(); }
   // The z-planes a block of the team traversal holds (config().block_z as resolved).
   index_t block_z() const { return cfg_.block_z; }
-  // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
-  // the MPI layer computes the interior in slabs and lets messages progress between them.
-  void apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
   index_t outer_t() const { return layout_.outer[3]; }
   // The memory traffic of apply() alone: the same sites in the same order, each reading its links
   // and its 8 neighbours' spinors and streaming out its output, one add per load and no Dslash
@@ -185,11 +192,10 @@ class DslashKernel {
   void for_each_slot(Subset subset, const F& f) const;
   std::string xpay_refusal(bool with_halo, bool with_dot) const;  // why apply_xpay cannot run here; empty where it can
   std::string epilogue_refusal(bool with_dot) const;              // the same for the links alone (what the epilogue is built for)
-  // The halo's checks of apply(in, out, received): the GPU, a split direction without its messages.
+  // The halo's checks of a launch with opts.received: the GPU, a split direction without its messages.
   void check_received(const ReceivedHalo<Real>& received) const;
-  RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
-  RunArgs<Real> xpay_args(const std::string& refusal, const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                          index_t t_begin, index_t t_end, const spinor_view* w = nullptr, const spinor_view* w2 = nullptr) const;
+  // The checks every launch makes (buffer sizes, the slab, the received halo), and its arguments.
+  RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const;
   // Where the kernel's outer sites are: output sites over the folded lanes.
   index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }
 

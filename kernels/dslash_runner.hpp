@@ -71,7 +71,7 @@ struct RunArgs {
   EpilogueSums* sums;
   // Instead of *sums, where set: ||out||^2 (norm_into, the Norm epilogue), or all five sums
   // (sums_into, NormDot), left in memory of the kernel's space, the launch returning before they are
-  // in (DslashKernel::apply_xpay_into, apply_local_xpay_into).
+  // in (DslashKernel::apply_xpay with Xpay::norm_into or sums_into).
   ReduceInto<double> norm_into;
   ReduceInto<EpilogueSums> sums_into;
   // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops, and
