@@ -53,7 +53,7 @@ void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch, 
   const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .isa = best_isa(), .compress = compress};
   cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
-  const DslashKernel<Real> d(u, cfg);
+  const DslashKernel<Real> d(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   const auto packed_in = packed_gaussian_input(d, geom);
   const auto packed_out = d.allocate_spinors("out");
   for (auto _ : state) d.apply(packed_in, packed_out);
@@ -110,9 +110,9 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
   cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
-  const DslashKernel<Real> plain(u, cfg);
+  const DslashKernel<Real> plain(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   cfg.halo = splits;
-  const DslashKernel<Real> d(u, cfg);
+  const DslashKernel<Real> d(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   const DslashFaces<Real> faces(d, u);
   const auto packed_in = packed_gaussian_input(d, geom);
   const auto packed_out = d.allocate_spinors("out");
@@ -166,7 +166,7 @@ void BM_FaceProject(benchmark::State& state, KernelFamily kernel, int mu, bool c
   DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
   cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
   cfg.halo = {false, true, true, true};
-  const DslashKernel<Real> d(u, cfg);
+  const DslashKernel<Real> d(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   const DslashFaces<Real> faces(d, u);
   const auto packed_in = packed_gaussian_input(d, geom);
   std::array<std::array<std::vector<Real>, 2>, 4> half;

@@ -99,13 +99,16 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::resolve(
     throw std::invalid_argument(what + ": the GPU's team launches keep index order (a traversal block of " + std::to_string(cfg.block_z) +
                                 " z-planes is for the CPU's caches)");
   } else if (cfg.block_z == 0) {
-    const std::uint64_t z_plane_bytes = spinor_bytes_for(geom, cfg) / static_cast<std::uint64_t>(outer_z * r.layout.outer[3]);
-    cfg.block_z = kDevice ? outer_z : team_block_z_fitting(outer_z, z_plane_bytes, host_last_level_cache_bytes());
+    cfg.block_z = outer_z;  // index order: a block from the cache is the application's (resolve_cache_policy)
   } else if (cfg.block_z < 0 || outer_z % cfg.block_z != 0) {
     throw std::invalid_argument(what + ": a team traversal block of " + std::to_string(cfg.block_z) + " z-planes must divide the outer z extent " +
                                 std::to_string(outer_z));
   }
   launch(cfg, r.layout.lanes, cfg.tile, cfg.team_size, cfg.sites_per_team);
+  // Only the CPU body on 512-bit vectors with site-major links prefetches (DslashBody::prefetch_later_links).
+  const bool prefetches = !kDevice && r.layout.lanes * static_cast<int>(sizeof(Real)) >= 64 && cfg.layout == SpinorLayout::Right;
+  if (!prefetches) cfg.link_prefetch = LinkPrefetch::None;
+  else if (cfg.link_prefetch == LinkPrefetch::Auto) cfg.link_prefetch = LinkPrefetch::IntoL1;
 
   const FamilyRunners<Real> runners = runners_for<Real>(cfg.isa).family[static_cast<int>(cfg.kernel)];
   // The GPU has no traffic probe yet.
@@ -155,10 +158,6 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * G * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
   check_fits<Space>(link_bytes, label_ + " links");
   links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
-  // Only the CPU body on 512-bit vectors with site-major links prefetches (DslashBody::prefetch_later_links).
-  link_prefetch_ = !kDevice && layout_.lanes * static_cast<int>(sizeof(Real)) >= 64 && spinor_strides().component == 1
-                       ? link_prefetch_for(cfg_.kernel, G, links_.span_bytes(), host_last_level_cache_bytes())
-                       : LinkPrefetch::None;
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
   Real* L = host_links.data();
@@ -431,7 +430,7 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   args.sites_per_team = cfg_.sites_per_team;
   args.block_z = cfg_.block_z;
   args.label = label_.c_str();
-  args.link_prefetch = link_prefetch_;
+  args.link_prefetch = cfg_.link_prefetch;
   if (opts.received) args.received = *opts.received;
   return args;
 }
@@ -465,18 +464,5 @@ template class DslashKernel<double>;
 template class DslashKernel<float, CudaSpace>;
 template class DslashKernel<double, CudaSpace>;
 #endif
-
-index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::uint64_t cache_bytes) {
-  const auto fits = [&](index_t planes) { return 3 * static_cast<std::uint64_t>(planes) * z_plane_bytes <= cache_bytes / 2; };
-  if (cache_bytes == 0 || fits(outer_z)) return outer_z;
-  for (index_t bz = outer_z - 1; bz > 1; --bz)
-    if (outer_z % bz == 0 && fits(bz + 2)) return bz;  // + its two z-neighbour planes
-  return 1;
-}
-
-LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes) {
-  if (cache_bytes == 0 || link_bytes <= cache_bytes) return LinkPrefetch::IntoL1;
-  return kernel == KernelFamily::Vnode && reals_per_link == 12 ? LinkPrefetch::IntoL2 : LinkPrefetch::None;
-}
 
 }  // namespace dslash

@@ -22,7 +22,7 @@
 #include "dslash/lattice/spinor_field.hpp"
 #include "kernels/dslash_runner.hpp"
 #include "kernels/face_links.hpp"
-#include "kernels/host_cache.hpp"
+#include "kernels/cache_policy.hpp"
 #include "kernels/kernel_layout.hpp"
 
 namespace dslash {
@@ -146,17 +146,16 @@ class DslashKernel {
   // where !fuses_xpay(opts.received, xp.w) or, with xp.local, !fuses_local_xpay(xp.w).
   NormDot apply_xpay(const spinor_view& in, const spinor_view& out, const Xpay<Real, Space>& xp, const ApplyOptions<Real>& opts = {}) const;
   bool fuses_local_xpay(bool with_dot = false) const { return epilogue_refusal(with_dot).empty(); }
-  // Where the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit vectors
-  // and site-major links, by link_prefetch_for (into L1 where the links fit the last-level cache;
-  // from DRAM, where the prefetches mostly cost more than they hide, vnode's 12-real links into L2).
-  LinkPrefetch link_prefetch() const { return link_prefetch_; }
+  // Where the kernel asks for later sites' links ahead of their hops: config().link_prefetch as it
+  // runs (Auto: into L1), on a CPU with 512-bit vectors and site-major links; None elsewhere.
+  LinkPrefetch link_prefetch() const { return cfg_.link_prefetch; }
   // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those, and
   // without the inner product for the 12 of the GPU's naive and vnode single kernels:
   // kernels/dslash_body.hpp), and no halo
   // directions, or (with_halo) their halo read in the kernel. With the inner product (with_dot):
   // not in the GPU's naive kernel.
   bool fuses_xpay(bool with_halo = false, bool with_dot = false) const { return xpay_refusal(with_halo, with_dot).empty(); }
-  // The z-planes a block of the team traversal holds (config().block_z as resolved).
+  // The z-planes a block of the team traversal holds (config().block_z; 0 there runs index order).
   index_t block_z() const { return cfg_.block_z; }
   index_t outer_t() const { return layout_.outer[3]; }
   // The memory traffic of apply() alone: the same sites in the same order, each reading its links
@@ -209,23 +208,6 @@ class DslashKernel {
   FacesProjectRunner<Real> project_all_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;
   std::string label_;
-  LinkPrefetch link_prefetch_ = LinkPrefetch::IntoL1;
 };
-
-// The team traversal's z-block (DslashConfig::block_z): a t-step of it reads three t-planes of input
-// spinors (t - 1, t, t + 1) and the next two steps read two of them again, so those three planes of
-// the block, with its z-neighbour planes, should fit half the last-level cache (the other half for
-// the links and output streaming past). The whole outer z extent (index order) where that fits or
-// the cache is unknown (0), else the largest divisor of outer_z that fits, at least 1.
-// z_plane_bytes: the input spinors of one outer z-plane of one t-plane.
-index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::uint64_t cache_bytes);
-
-// The link-prefetch rule, for a kernel whose body prefetches at all (512-bit vectors, site-major
-// links): into L1 where the links fit a last-level cache of cache_bytes (0 when unknown: prefetch,
-// as before the rule); from DRAM only vnode's 12-real links, into L2; else none. The kernels ask
-// host_last_level_cache_bytes(). From DRAM only vnode's 12-real links gained from it; the other
-// families and storages do not, so they prefetch nothing there (docs/history/HISTORY.md, "The DRAM
-// stream beside reads from each cache level").
-LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes);
 
 }  // namespace dslash

@@ -489,13 +489,39 @@ TEST(DslashKernelValidation, PrefetchLinksWhereTheCacheAndTheLinksSay) {
   GaugeField<double> u(kLattice);
   fill_random_su3(u, 5);
   EXPECT_EQ(DslashKernel<double>(u, DslashConfig{}).link_prefetch(), LinkPrefetch::None) << "naive: one lane, no vectors";
-  // vnode on AVX-512 (8 doubles, 512 bits) with site-major links: its small links fit any cache.
+  EXPECT_EQ(DslashKernel<double>(u, DslashConfig{.link_prefetch = LinkPrefetch::IntoL1}).link_prefetch(), LinkPrefetch::None)
+      << "naive: asked for, still none";
+  // The application's choice from a cache size (resolve_cache_policy): this lattice's vnode links
+  // (8 hops x 18 doubles on each of 1536 sites) are 1.7 MiB, of 12 reals 1.2 MiB.
+  const DslashConfig vnode{.kernel = KernelFamily::Vnode, .isa = SimdIsa::Avx512};
+  const auto resolved = [&](DslashConfig cfg, std::uint64_t llc) {
+    resolve_cache_policy(cfg, u.geometry(), sizeof(double), llc);
+    return cfg.link_prefetch;
+  };
+  EXPECT_EQ(resolved(vnode, 0), LinkPrefetch::IntoL1) << "an unknown cache keeps the prefetch";
+  EXPECT_EQ(resolved(vnode, 32 << 20), LinkPrefetch::IntoL1);
+  EXPECT_EQ(resolved(vnode, 1 << 20), LinkPrefetch::None);
+  DslashConfig vnode12 = vnode;
+  vnode12.compress = 12;
+  EXPECT_EQ(resolved(vnode12, 1 << 20), LinkPrefetch::IntoL2);
+  DslashConfig chosen = vnode;
+  chosen.link_prefetch = LinkPrefetch::None;
+  EXPECT_EQ(resolved(chosen, 32 << 20), LinkPrefetch::None) << "a value set is kept";
+  // vnode on AVX-512 (8 doubles, 512 bits) with site-major links: the kernel runs what its config
+  // says, whatever the host's cache; Auto (unresolved) as for an unknown cache.
   if (cpu_supports(SimdIsa::Avx512)) {
-    DslashConfig cfg{.kernel = KernelFamily::Vnode, .isa = SimdIsa::Avx512};
-    const DslashKernel<double> d(u, cfg);
-    EXPECT_EQ(d.link_prefetch(), link_prefetch_for(K::Vnode, 18, d.link_bytes(), host_last_level_cache_bytes()));
+    DslashConfig cfg = vnode;
+    EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), LinkPrefetch::IntoL1) << "Auto";
+    for (LinkPrefetch p : {LinkPrefetch::None, LinkPrefetch::IntoL1, LinkPrefetch::IntoL2}) {
+      cfg.link_prefetch = p;
+      EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), p) << to_string(p);
+      EXPECT_EQ(DslashKernel<double>::check_config(u.geometry(), cfg).link_prefetch, p) << to_string(p);
+    }
+    // On this host: its small links fit any cache.
+    const DslashKernel<double> d(u, with_host_cache_policy<double, HostSpace>(vnode, u.geometry()));
     EXPECT_EQ(d.link_prefetch(), LinkPrefetch::IntoL1) << d.link_bytes() << " bytes of links against a cache of " << host_last_level_cache_bytes();
     cfg.layout = SpinorLayout::Left;  // component-major links: the next sites' are adjacent, no prefetch
+    cfg.link_prefetch = LinkPrefetch::IntoL1;
     if (build::kCpuLeftLayout) {
       EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), LinkPrefetch::None);
     }
@@ -515,7 +541,24 @@ TEST(DslashKernelValidation, TeamBlockZFromTheCache) {
   GaugeField<double> u(kLattice);
   fill_random_su3(u, 5);
   DslashConfig cfg{.dispatch = Dispatch::Team};
-  EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 12) << "this lattice's planes fit any cache";
+  EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 12) << "unresolved: index order";
+  // The application's choice from a cache size: a z-plane of this lattice's naive even sites is
+  // 4 x 4 sites x 192 bytes, and index order needs 3 x 12 of them in half the cache; a block of
+  // bz planes, 3 (bz + 2).
+  const auto resolved = [&](DslashConfig c, std::uint64_t llc) {
+    resolve_cache_policy(c, u.geometry(), sizeof(double), llc);
+    return c.block_z;
+  };
+  EXPECT_EQ(resolved(cfg, 0), 12) << "an unknown cache keeps index order";
+  EXPECT_EQ(resolved(cfg, 32 << 20), 12) << "the whole plane fits";
+  EXPECT_EQ(resolved(cfg, 2 * 3 * 12 * 16 * 192), 12);
+  EXPECT_EQ(resolved(cfg, 2 * 3 * 12 * 16 * 192 - 2), 6);
+  EXPECT_EQ(resolved(cfg, 1 << 10), 1) << "nothing fits: one plane a block";
+  DslashConfig chosen = cfg;
+  chosen.block_z = 3;
+  EXPECT_EQ(resolved(chosen, 1 << 10), 3) << "a value set is kept";
+  EXPECT_EQ(DslashKernel<double>(u, with_host_cache_policy<double, HostSpace>(cfg, u.geometry())).block_z(), 12)
+      << "this lattice's planes fit any cache";
   cfg.block_z = 4;
   EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 4);
   cfg.block_z = 5;

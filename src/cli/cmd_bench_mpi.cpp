@@ -183,7 +183,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   const bool root = grid.rank() == 0;
   const mpi::Progress progress = mpi::parse_progress(o.mpi.overlap);
   constexpr bool kDevice = !Space::host_accessible;
-  mpi::HaloDslash<Real, Space> d(grid, u, request,
+  mpi::HaloDslash<Real, Space> d(grid, u, with_host_cache_policy<Real, Space>(request, grid.local()),
                                  {.coalesce = o.halo_messages == "per-peer",
                                   .chunks = o.halo_chunks,
                                   .gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo),

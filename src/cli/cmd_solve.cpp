@@ -151,7 +151,8 @@ std::function<void(int, double, bool)> progress(int every, bool terminal, const 
 // The even-odd operator in precision R on this process's lattice: on its own kernels, or over the
 // ranks of `grid`.
 template <class R, class Space>
-EvenOddWilson<R, Space> make_operator(const SolveOptions& o, const GaugeField<double>& u, const DslashConfig& cfg, const mpi::ProcessGrid* grid) {
+EvenOddWilson<R, Space> make_operator(const SolveOptions& o, const GaugeField<double>& u, const DslashConfig& request, const mpi::ProcessGrid* grid) {
+  const DslashConfig cfg = with_host_cache_policy<R, Space>(request, u.geometry());
 #if defined(DSLASH_HAVE_MPI)
   if (grid) {
     const auto hopping = std::make_shared<const mpi::HaloHopping<R, Space>>(*grid, convert_precision<R>(u), cfg, mpi::parse_progress(o.mpi.overlap),
