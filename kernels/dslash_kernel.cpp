@@ -63,7 +63,7 @@ void check_fits(std::uint64_t bytes, const std::string& what) {
 // without the gauge field: check_config runs it where a caller must refuse a launch before it
 // spends time (the bench's ceilings).
 template <class Real, class Space>
-typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::resolve(const Geometry& geom, const DslashConfig& config) {
+typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::validate(const Geometry& geom, const DslashConfig& config) {
   constexpr bool kDevice = !Space::host_accessible;
   Resolved r{config, {}, {}};
   DslashConfig& cfg = r.cfg;
@@ -123,20 +123,24 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::resolve(
 
 template <class Real, class Space>
 DslashConfig DslashKernel<Real, Space>::check_config(const Geometry& geom, const DslashConfig& config) {
-  return resolve(geom, config).cfg;
+  return validate(geom, config).cfg;
 }
 
 template <class Real, class Space>
 DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below)
     : geom_(u.geometry()) {
-  constexpr bool kDevice = !Space::host_accessible;
-  const Resolved resolved = resolve(geom_, config);
+  const Resolved resolved = validate(geom_, config);
   cfg_ = resolved.cfg;
   layout_ = resolved.layout;
-  const std::string& what = resolved.what;
+  select_runners();
+  pack_links(u, below, resolved.what);
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::select_runners() {
+  constexpr bool kDevice = !Space::host_accessible;
   const std::string prec = sizeof(Real) == 4 ? "f32" : "f64";
   const std::string where = kDevice ? std::string("cuda") : to_string(cfg_.isa);
-
   const FamilyRunners<Real> runners = runners_for<Real>(cfg_.isa).family[static_cast<int>(cfg_.kernel)];
   runner_ = runners.dslash;
   face_runner_ = runners.faces;
@@ -144,6 +148,11 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   traffic_runner_ = runners.traffic;
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::pack_links(const GaugeField<Real>& u, const FaceLinks<Real>* below, const std::string& what) {
+  constexpr bool kDevice = !Space::host_accessible;
   check_compressible(u, cfg_.compress);  // and 18, 12 or 8
   if (below) check_face_links(*below, geom_.extents(), cfg_.halo, what.c_str());
   below_ = below ? *below : upper_face_links(u, cfg_.halo);

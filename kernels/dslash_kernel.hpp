@@ -182,7 +182,12 @@ class DslashKernel {
     KernelLayout layout;
     std::string what;
   };
-  static Resolved resolve(const Geometry& geom, const DslashConfig& config);
+  // The constructor's three steps: the configuration checked against the lattice (also
+  // check_config's), the runners of its family and instruction set with the label, and the links
+  // checked (compression, the domain below's face links) and packed into the kernel's layout.
+  static Resolved validate(const Geometry& geom, const DslashConfig& config);
+  void select_runners();
+  void pack_links(const GaugeField<Real>& u, const FaceLinks<Real>* below, const std::string& what);
   // set_launch's checks and resolution on cfg, for a kernel of `lanes` lanes.
   static void launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   static std::uint64_t spinor_bytes_for(const Geometry& geom, const DslashConfig& cfg);
