@@ -78,8 +78,8 @@ struct TSlab {
 };
 template <class Real>
 struct ApplyOptions {
-  std::optional<TSlab> slab;
-  std::optional<ReceivedHalo<Real>> received;
+  std::optional<TSlab> slab{};
+  std::optional<ReceivedHalo<Real>> received{};
 };
 
 // The epilogue of DslashKernel::apply_xpay: out = a x + b D in, with ||out||^2 and, where w is set,
@@ -96,8 +96,8 @@ struct Xpay {
   Real b = 1;
   const spinor_view* w = nullptr;
   const spinor_view* w2 = nullptr;
-  std::optional<ReduceInto<double>> norm_into;
-  std::optional<ReduceInto<EpilogueSums>> sums_into;
+  std::optional<ReduceInto<double>> norm_into{};
+  std::optional<ReduceInto<EpilogueSums>> sums_into{};
   bool local = false;
 };
 
