@@ -351,29 +351,29 @@ NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, const spino
   ApplyOptions<Real> launch_opts = opts;
   if (!split) launch_opts.received.reset();
   RunArgs<Real> args = run_args(in, out, launch_opts);
-  if (!split && opts.received) args.received = *opts.received;
-  args.xpay_x = xp.x->data();
-  args.xpay_w = xp.w != nullptr ? xp.w->data() : nullptr;
-  args.xpay_w2 = w2 != nullptr ? w2->data() : nullptr;
-  args.xpay_a = xp.a;
-  args.xpay_b = xp.b;
+  if (!split && opts.received) args.halo.received = *opts.received;
+  args.epilogue.x = xp.x->data();
+  args.epilogue.w = xp.w != nullptr ? xp.w->data() : nullptr;
+  args.epilogue.w2 = w2 != nullptr ? w2->data() : nullptr;
+  args.epilogue.a = xp.a;
+  args.epilogue.b = xp.b;
   if (xp.norm_into && xp.sums_into) throw std::invalid_argument(label_ + ": apply_xpay leaves its sums in one place: norm_into or sums_into");
   if (xp.norm_into) {
     if (xp.norm_into->device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay's norm_into needs memory for the norm");
     if (with_dot) throw std::invalid_argument(label_ + ": apply_xpay's norm_into takes the norm alone (no inner product)");
-    args.norm_into = *xp.norm_into;
+    args.epilogue.norm_into = *xp.norm_into;
     runner_(args);
     return {};
   }
   if (xp.sums_into) {
     if (xp.sums_into->device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay's sums_into needs memory for the sums");
     if (!with_dot) throw std::invalid_argument(label_ + ": apply_xpay's sums_into needs the inner products' w");
-    args.sums_into = *xp.sums_into;
+    args.epilogue.sums_into = *xp.sums_into;
     runner_(args);
     return {};
   }
   EpilogueSums sums{};
-  args.sums = &sums;
+  args.epilogue.sums = &sums;
   runner_(args);
   return NormDot::from_sums(sums);
 }
@@ -416,31 +416,31 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
   if (t_begin < 0 || t_begin > t_end || t_end > outer_t()) throw std::invalid_argument(label_ + ": t slab out of range");
   if (opts.received) check_received(*opts.received);
   RunArgs<Real> args{};
-  args.in = in.data();
-  args.out = out.data();
-  args.links = links_.data();
-  for (std::size_t mu = 0; mu < 4; ++mu) args.outer[mu] = layout_.outer[mu];
-  args.t_begin = t_begin;
-  args.t_end = t_end;
-  args.checkerboard = cfg_.out != Subset::Full;
-  args.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
-  args.blocks = layout_.blocks;
+  args.fields.in = in.data();
+  args.fields.out = out.data();
+  args.fields.links = links_.data();
+  for (std::size_t mu = 0; mu < 4; ++mu) args.sites.outer[mu] = layout_.outer[mu];
+  args.sites.t_begin = t_begin;
+  args.sites.t_end = t_end;
+  args.sites.checkerboard = cfg_.out != Subset::Full;
+  args.sites.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
+  args.sites.blocks = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  args.site_stride = st.site;
-  args.block_stride = st.block;
-  args.component_stride = st.component;
-  args.link_stride = outer_sites();
-  args.reals_per_link = cfg_.compress;
+  args.fields.site_stride = st.site;
+  args.fields.block_stride = st.block;
+  args.fields.component_stride = st.component;
+  args.fields.link_stride = outer_sites();
+  args.fields.reals_per_link = cfg_.compress;
   args.dagger = cfg_.dagger;
-  args.halo = cfg_.halo;
-  args.dispatch = cfg_.dispatch;
-  args.tile = cfg_.tile;
-  args.team_size = cfg_.team_size;
-  args.sites_per_team = cfg_.sites_per_team;
-  args.block_z = cfg_.block_z;
-  args.label = label_.c_str();
-  args.link_prefetch = cfg_.link_prefetch;
-  if (opts.received) args.received = *opts.received;
+  args.halo.split = cfg_.halo;
+  args.launch.dispatch = cfg_.dispatch;
+  args.launch.tile = cfg_.tile;
+  args.launch.team_size = cfg_.team_size;
+  args.launch.sites_per_team = cfg_.sites_per_team;
+  args.launch.block_z = cfg_.block_z;
+  args.launch.label = label_.c_str();
+  args.launch.link_prefetch = cfg_.link_prefetch;
+  if (opts.received) args.halo.received = *opts.received;
   return args;
 }
 
