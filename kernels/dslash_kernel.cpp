@@ -14,31 +14,49 @@ namespace dslash {
 
 namespace {
 
+// The tables of one instruction set's build, or a refusal naming it.
 template <class Real>
-RunnerTable<Real> runners_for(SimdIsa isa) {
+struct IsaTables {
+  RunnerTable<Real> (*runners)();
+  ProbeTable<Real> (*probes)();
+};
+#define DSLASH_ISA_TABLES(isa) IsaTables<Real>{&isa##_runners<Real>, &isa##_probes<Real>}
+
+template <class Real>
+IsaTables<Real> tables_for(SimdIsa isa) {
   switch (isa) {
 #if defined(DSLASH_HAVE_CUDA)
-    case SimdIsa::Simt: return cuda_runners<Real>();
+    case SimdIsa::Simt: return DSLASH_ISA_TABLES(cuda);
 #endif
-    case SimdIsa::Scalar: return scalar_runners<Real>();  // naive's, whatever the build's list
+    case SimdIsa::Scalar: return DSLASH_ISA_TABLES(scalar);  // naive's, whatever the build's list
 #if DSLASH_BUILT_EMULATED512
-    case SimdIsa::Emulated512: return emulated512_runners<Real>();
+    case SimdIsa::Emulated512: return DSLASH_ISA_TABLES(emulated512);
 #endif
 #if DSLASH_BUILT_SSE2
-    case SimdIsa::Sse2: return sse2_runners<Real>();
+    case SimdIsa::Sse2: return DSLASH_ISA_TABLES(sse2);
 #endif
 #if DSLASH_BUILT_AVX2
-    case SimdIsa::Avx2: return avx2_runners<Real>();
+    case SimdIsa::Avx2: return DSLASH_ISA_TABLES(avx2);
 #endif
 #if DSLASH_BUILT_AVX512
-    case SimdIsa::Avx512: return avx512_runners<Real>();
+    case SimdIsa::Avx512: return DSLASH_ISA_TABLES(avx512);
 #endif
 #if DSLASH_BUILT_NEON
-    case SimdIsa::Neon: return neon_runners<Real>();
+    case SimdIsa::Neon: return DSLASH_ISA_TABLES(neon);
 #endif
     default: break;
   }
   throw std::invalid_argument(std::string("no kernels compiled for ") + to_string(isa));
+}
+#undef DSLASH_ISA_TABLES
+
+template <class Real>
+RunnerTable<Real> runners_for(SimdIsa isa) {
+  return tables_for<Real>(isa).runners();
+}
+template <class Real>
+ProbeTable<Real> probes_for(SimdIsa isa) {
+  return tables_for<Real>(isa).probes();
 }
 
 }  // namespace
@@ -456,11 +474,11 @@ std::vector<SpinorField<Real>> DslashKernel<Real, Space>::apply(const std::vecto
 
 template <class Real>
 SimdProbe<Real> simd_probe(SimdIsa isa) {
-  return runners_for<Real>(isa).probe;
+  return probes_for<Real>(isa).probe;
 }
 template <class Real>
 MachineProbe<Real> machine_probe(SimdIsa isa) {
-  return runners_for<Real>(isa).machine;
+  return probes_for<Real>(isa).machine;
 }
 template MachineProbe<float> machine_probe<float>(SimdIsa);
 template MachineProbe<double> machine_probe<double>(SimdIsa);

@@ -199,24 +199,31 @@ struct FamilyRunners {
   DslashRunner<Real> traffic = nullptr;
 };
 
-// What one instruction set's build provides: the runners of each family, indexed by KernelFamily,
-// the probe of its SIMD type, and its roofline ceilings.
+// What one instruction set's build provides to a kernel: the runners of each family, indexed by KernelFamily.
 template <class Real>
 struct RunnerTable {
   std::array<FamilyRunners<Real>, 3> family{};
+};
+// And to the tests and the bench: the probe of its SIMD type, and its roofline ceilings.
+template <class Real>
+struct ProbeTable {
   SimdProbe<Real> probe;
   MachineProbe<Real> machine;
 };
 
 // Defined in each generated table unit (kernels/isa_table.cpp.in); call only when cpu_supports(isa).
-template <class Real> RunnerTable<Real> scalar_runners();
-template <class Real> RunnerTable<Real> emulated512_runners();
-template <class Real> RunnerTable<Real> sse2_runners();
-template <class Real> RunnerTable<Real> avx2_runners();
-template <class Real> RunnerTable<Real> avx512_runners();
-template <class Real> RunnerTable<Real> neon_runners();
+#define DSLASH_DECLARE_ISA_TABLES(isa)                   \
+  template <class Real> RunnerTable<Real> isa##_runners(); \
+  template <class Real> ProbeTable<Real> isa##_probes();
+DSLASH_DECLARE_ISA_TABLES(scalar)
+DSLASH_DECLARE_ISA_TABLES(emulated512)
+DSLASH_DECLARE_ISA_TABLES(sse2)
+DSLASH_DECLARE_ISA_TABLES(avx2)
+DSLASH_DECLARE_ISA_TABLES(avx512)
+DSLASH_DECLARE_ISA_TABLES(neon)
 // kernels/cuda_runners.cuh (a build with CUDA): the GPU's, SIMT lanes on the Cuda execution space;
 // its runners take device pointers.
-template <class Real> RunnerTable<Real> cuda_runners();
+DSLASH_DECLARE_ISA_TABLES(cuda)
+#undef DSLASH_DECLARE_ISA_TABLES
 
 }  // namespace dslash
