@@ -53,7 +53,7 @@ void BM_Dslash(benchmark::State& state, KernelFamily kernel, Dispatch dispatch, 
   const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .dispatch = dispatch, .isa = best_isa(), .compress = compress};
   cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
-  const DslashKernel<Real> d(u, cfg);
+  const DslashKernel<Real> d(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   const auto packed_in = packed_gaussian_input(d, geom);
   const auto packed_out = d.allocate_spinors("out");
   for (auto _ : state) d.apply(packed_in, packed_out);
@@ -110,9 +110,9 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
   const GaugeField<Real> u = random_gauge<Real>(geom);
   DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
   cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
-  const DslashKernel<Real> plain(u, cfg);
+  const DslashKernel<Real> plain(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   cfg.halo = splits;
-  const DslashKernel<Real> d(u, cfg);
+  const DslashKernel<Real> d(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   const DslashFaces<Real> faces(d, u);
   const auto packed_in = packed_gaussian_input(d, geom);
   const auto packed_out = d.allocate_spinors("out");
@@ -134,7 +134,7 @@ void BM_Halo(benchmark::State& state, KernelFamily kernel, std::array<bool, 4> s
     const double s0 = omp_get_wtime();
     faces.project_all(packed_in, halves);
     const double s1 = omp_get_wtime();
-    if (in_kernel) d.apply(packed_in, packed_out, received);
+    if (in_kernel) d.apply(packed_in, packed_out, {.received = received});
     else d.apply(packed_in, packed_out);
     const double s2 = omp_get_wtime();
     if (!in_kernel)
@@ -166,7 +166,7 @@ void BM_FaceProject(benchmark::State& state, KernelFamily kernel, int mu, bool c
   DslashConfig cfg{.kernel = kernel, .isa = best_isa()};
   cfg.nrhs = rhs_per_call<Real>(kernel, cfg.isa);
   cfg.halo = {false, true, true, true};
-  const DslashKernel<Real> d(u, cfg);
+  const DslashKernel<Real> d(u, with_host_cache_policy<Real, HostSpace>(cfg, u.geometry()));
   const DslashFaces<Real> faces(d, u);
   const auto packed_in = packed_gaussian_input(d, geom);
   std::array<std::array<std::vector<Real>, 2>, 4> half;
@@ -227,9 +227,9 @@ void BM_CudaHaloT(benchmark::State& state, KernelFamily kernel, bool slabs) {
   const index_t T = plain.outer_t();
   const auto call = [&] {
     if (slabs) {
-      plain.apply_slab(packed_in, packed_out, 1, T - 1);
-      plain.apply_slab(packed_in, packed_out, 0, 1);
-      plain.apply_slab(packed_in, packed_out, T - 1, T);
+      plain.apply(packed_in, packed_out, {.slab = TSlab{1, T - 1}});
+      plain.apply(packed_in, packed_out, {.slab = TSlab{0, 1}});
+      plain.apply(packed_in, packed_out, {.slab = TSlab{T - 1, T}});
     } else {
       d.apply(packed_in, packed_out);
       faces.complete_both(3, forward.data(), backward.data(), packed_out);

@@ -138,6 +138,13 @@ RunnerTable<Real> cuda_runners() {
   t.family[static_cast<int>(KernelFamily::Naive)] = {&kernels::run_dslash<Real, OneLane, false, Cuda>, &kernels::run_faces<Real, OneLane, false, Cuda>};
   t.family[static_cast<int>(KernelFamily::Mrhs)] = {&kernels::run_dslash<Real, Lanes, false, Cuda>, &kernels::run_faces<Real, Lanes, false, Cuda>};
   t.family[static_cast<int>(KernelFamily::Vnode)] = {&kernels::run_dslash<Real, Lanes, true, Cuda>, &kernels::run_faces<Real, Lanes, true, Cuda>};
+  return t;
+}
+
+template <class Real>
+ProbeTable<Real> cuda_probes() {
+  using Lanes = simd::SimtLane<Real, simd::kSimtLanes<Real>>;
+  ProbeTable<Real> t;
   t.probe = {static_cast<int>(Lanes::size), &probe_permute<Lanes>, &probe_complex_op<Lanes>};
   t.machine.stream_triad = &stream_triad<Real>;
   t.machine.stream_copy = &stream_copy<Real>;

@@ -84,37 +84,37 @@ struct DslashBody {
 
   RunArgs<Real> a;   // a copy: a GPU kernel takes the body by value
   index_t x_extent;  // outer x extent of the output index space: l0 / 2 checkerboarded, l0 full
-  bool halo_in_kernel = false;  // a.received holds the split directions' halo: messages or the neighbours' inputs (CPU only)
+  bool halo_in_kernel = false;  // a.halo.received holds the split directions' halo: messages or the neighbours' inputs (CPU only)
 
-  explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.checkerboard ? args.outer[0] / 2 : args.outer[0]) {
-    for (int mu = 0; mu < 4; ++mu) halo_in_kernel |= args.halo[mu] && args.received.has_hop(mu, 0);
+  explicit DslashBody(const RunArgs<Real>& args) : a(args), x_extent(args.sites.checkerboard ? args.sites.outer[0] / 2 : args.sites.outer[0]) {
+    for (int mu = 0; mu < 4; ++mu) halo_in_kernel |= args.halo.split[mu] && args.halo.received.has_hop(mu, 0);
   }
 
   DSLASH_INLINE_FUNCTION index_t component_stride() const {
     if constexpr (SiteMajor) return 1;
-    else return a.component_stride;
+    else return a.fields.component_stride;
   }
   // Distance between a link's stored components, in reals over kLinkLanes: 1 site-major, else the
   // number of outer sites (component-major, as the spinors).
   DSLASH_INLINE_FUNCTION index_t link_stride() const {
     if constexpr (SiteMajor) return 1;
-    else return a.link_stride;
+    else return a.fields.link_stride;
   }
   // The first stored component of output site i's 8 links (with pairs, its first (re, im) pair).
   DSLASH_INLINE_FUNCTION const Real* site_links(index_t i) const {
-    if constexpr (SiteMajor) return a.links + i * 8 * kLinkReals;
-    else return a.links + i * kLinkLanes * (kPairs ? 2 : 1);
+    if constexpr (SiteMajor) return a.fields.links + i * 8 * kLinkReals;
+    else return a.fields.links + i * kLinkLanes * (kPairs ? 2 : 1);
   }
 
   // Sites in the launch: outer t in [t_begin, t_end), all of x (or x/2), y, z; in index order they
   // are the contiguous range [first_site, first_site + launch_sites).
-  DSLASH_INLINE_FUNCTION index_t slab_sites() const { return x_extent * a.outer[1] * a.outer[2]; }
-  DSLASH_INLINE_FUNCTION index_t first_site() const { return slab_sites() * a.t_begin; }
-  index_t launch_sites() const { return slab_sites() * (a.t_end - a.t_begin); }
+  DSLASH_INLINE_FUNCTION index_t slab_sites() const { return x_extent * a.sites.outer[1] * a.sites.outer[2]; }
+  DSLASH_INLINE_FUNCTION index_t first_site() const { return slab_sites() * a.sites.t_begin; }
+  index_t launch_sites() const { return slab_sites() * (a.sites.t_end - a.sites.t_begin); }
 
   // Outer coordinates from the output index space (x or x/2, y, z, t).
   DSLASH_INLINE_FUNCTION void coords(index_t xi, index_t y, index_t z, index_t t, index_t (&x)[4]) const {
-    x[0] = a.checkerboard ? 2 * xi + ((y + z + t + a.out_parity) & 1) : xi;
+    x[0] = a.sites.checkerboard ? 2 * xi + ((y + z + t + a.sites.out_parity) & 1) : xi;
     x[1] = y;
     x[2] = z;
     x[3] = t;
@@ -122,9 +122,9 @@ struct DslashBody {
   DSLASH_INLINE_FUNCTION void coords(index_t i, index_t (&x)[4]) const {
     const index_t xi = i % x_extent;
     i /= x_extent;
-    const index_t y = i % a.outer[1];
-    i /= a.outer[1];
-    coords(xi, y, i % a.outer[2], i / a.outer[2], x);
+    const index_t y = i % a.sites.outer[1];
+    i /= a.sites.outer[1];
+    coords(xi, y, i % a.sites.outer[2], i / a.sites.outer[2], x);
   }
   // The team launch's traversal: its index j -> the output site's coordinates and storage index.
   // Index order is x fastest, then y, z, t, so a t-neighbour is read again a whole t-plane later;
@@ -135,15 +135,15 @@ struct DslashBody {
   // (docs/history/HISTORY.md, "The team traversal in z-blocks").
   DSLASH_INLINE_FUNCTION index_t traversal_site(index_t j, index_t (&x)[4]) const {
     if constexpr (!kSimt) {
-      const index_t bz = a.block_z;
-      if (bz < a.outer[2]) {
-        const index_t plane = x_extent * a.outer[1], nt = a.t_end - a.t_begin;
+      const index_t bz = a.launch.block_z;
+      if (bz < a.sites.outer[2]) {
+        const index_t plane = x_extent * a.sites.outer[1], nt = a.sites.t_end - a.sites.t_begin;
         j -= first_site();
         const index_t xy = j % plane;
         j /= plane;
-        const index_t z = (j / bz / nt) * bz + j % bz, t = a.t_begin + (j / bz) % nt;
+        const index_t z = (j / bz / nt) * bz + j % bz, t = a.sites.t_begin + (j / bz) % nt;
         coords(xy % x_extent, xy / x_extent, z, t, x);
-        return xy + plane * (z + a.outer[2] * t);
+        return xy + plane * (z + a.sites.outer[2] * t);
       }
     }
     coords(j, x);
@@ -151,8 +151,8 @@ struct DslashBody {
   }
   // Storage index of outer coordinates in the input field.
   DSLASH_INLINE_FUNCTION index_t in_index(const index_t (&x)[4]) const {
-    const index_t lex = x[0] + a.outer[0] * (x[1] + a.outer[1] * (x[2] + a.outer[2] * x[3]));
-    return a.checkerboard ? lex / 2 : lex;
+    const index_t lex = x[0] + a.sites.outer[0] * (x[1] + a.sites.outer[1] * (x[2] + a.sites.outer[2] * x[3]));
+    return a.sites.checkerboard ? lex / 2 : lex;
   }
 
   // Stored component k of the link at lk, its components ls * kLinkLanes reals apart; with pairs a
@@ -229,7 +229,7 @@ struct DslashBody {
       if (wraps)  // the neighbour lives in the other virtual node: swap lanes across this fold
         for (C& z : h) z = {simd::permute<lane_bit<W>(Mu)>(z.re), simd::permute<lane_bit<W>(Mu)>(z.im)};
     }
-    if (wraps && a.halo[Mu]) drop_remote_lanes<H>(h);
+    if (wraps && a.halo.split[Mu]) drop_remote_lanes<H>(h);
   }
 
   // Direction Mu is split between domains: the lanes whose neighbour lies in another domain get
@@ -298,16 +298,16 @@ struct DslashBody {
     constexpr int Mu = H / 2;
     index_t n[4] = {x[0], x[1], x[2], x[3]};
     if constexpr (H % 2 == 0) {
-      wraps = x[Mu] + 1 == a.outer[Mu];
+      wraps = x[Mu] + 1 == a.sites.outer[Mu];
       n[Mu] = wraps ? 0 : x[Mu] + 1;
     } else {
       wraps = x[Mu] == 0;
-      n[Mu] = wraps ? a.outer[Mu] - 1 : x[Mu] - 1;
+      n[Mu] = wraps ? a.sites.outer[Mu] - 1 : x[Mu] - 1;
     }
     return in_index(n);
   }
 
-  DSLASH_INLINE_FUNCTION const Real* spinor(index_t site, int b) const { return a.in + (site * a.site_stride + b * a.block_stride) * W; }
+  DSLASH_INLINE_FUNCTION const Real* spinor(index_t site, int b) const { return a.fields.in + (site * a.fields.site_stride + b * a.fields.block_stride) * W; }
 
   // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
   // site's now, where they fit the last-level cache (a.link_prefetch, DslashKernel::link_prefetch).
@@ -351,7 +351,7 @@ struct DslashBody {
       // take 64 of the registers that set the GPU's occupancy. Every output is a streaming store,
       // boundary sites too: on the GPU it is only a cache hint, and the face kernels that complete
       // them run after this kernel.
-      for (int b = 0; b < a.blocks; ++b) {
+      for (int b = 0; b < a.sites.blocks; ++b) {
         C acc[3][4];
         zero(acc);
         [&]<int... H>(std::integer_sequence<int, H...>) { (hop<Dagger, H>(acc, x, b, links), ...); }(std::make_integer_sequence<int, 8>{});
@@ -359,15 +359,15 @@ struct DslashBody {
       }
       return;
     }
-    prefetch_later_links(links, a.link_prefetch);
+    prefetch_later_links(links, a.launch.link_prefetch);
     index_t nb[8];
     bool wraps[8];
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = neighbour<H>(x, wraps[H])), ...); }(std::make_integer_sequence<int, 8>{});
     // A site with a hop left to the halo is read back soon (DslashFaces::complete): keep it in cache.
     // With the messages in hand (halo_in_kernel) its hops are added here, and it streams out too.
     bool boundary = false;
-    for (int h = 0; h < 8; ++h) boundary |= wraps[h] && a.halo[static_cast<std::size_t>(h / 2)];
-    for (int b = 0; b < a.blocks; ++b) {
+    for (int h = 0; h < 8; ++h) boundary |= wraps[h] && a.halo.split[static_cast<std::size_t>(h / 2)];
+    for (int b = 0; b < a.sites.blocks; ++b) {
       // Hop by hop, one spin row at a time: the row's half spinor and its mat-vec stay in registers,
       // the 24-vector accumulator in L1, so the projection's adds interleave with the FMAs
       // (docs/history/HISTORY.md, "Hop by hop, one spin row at a time").
@@ -397,11 +397,11 @@ struct DslashBody {
   template <bool Dagger, int H>
   DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, const Real* psi, bool wraps, const Real* links) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>(), Hop = H % 2;
-    const Real* message = a.received.message[Mu][Hop];
-    const Real* neighbour_in = a.received.neighbour_in[Mu][Hop];
-    if (!wraps || !a.halo[Mu] || (message == nullptr && neighbour_in == nullptr)) return;
+    const Real* message = a.halo.received.message[Mu][Hop];
+    const Real* neighbour_in = a.halo.received.neighbour_in[Mu][Hop];
+    if (!wraps || !a.halo.split[Mu] || (message == nullptr && neighbour_in == nullptr)) return;
     using Lanes = FaceLanes<Real, Vec, Folded>;
-    const index_t slot = a.received.slot[Mu][i];
+    const index_t slot = a.halo.received.slot[Mu][i];
     const int node = Lanes::face_node(Hop == 0, true);
     C h[2][3];
     if constexpr (kSimt) {  // not reached: a GPU rank's faces complete after its kernel (DslashKernel::check_received)
@@ -410,17 +410,17 @@ struct DslashBody {
       // The projection the neighbour would have sent, made here; across a fold its face lanes move
       // to ours and the others are zero, as a message's expand leaves them:
       //   forward, lane bit 0: neighbour's node 0 lanes A_C_ E_G_ -> permute _A_C _E_G -> 0A0C 0E0G
-      spin_project<Mu, S>(h, neighbour_in + (psi - a.in), component_stride());
+      spin_project<Mu, S>(h, neighbour_in + (psi - a.fields.in), component_stride());
       if constexpr (Lanes::template kHalfLanes<Mu>)
         for (auto& row : h)
           for (C& z : row) z = {simd::keep_half<lane_bit<W>(Mu)>(simd::permute<lane_bit<W>(Mu)>(z.re), node),
                                 simd::keep_half<lane_bit<W>(Mu)>(simd::permute<lane_bit<W>(Mu)>(z.im), node)};
     } else {
-      Lanes::template get_half_spinor<Mu>(h, message, a.received.items[Mu], a.blocks, slot, b, node);
+      Lanes::template get_half_spinor<Mu>(h, message, a.halo.received.items[Mu], a.sites.blocks, slot, b, node);
     }
     // Forward U_mu(x), backward U_mu(x - mu)^dagger (from the domain below, in the site's own slot
     // too: DslashKernel's `below`).
-    const Real* face_link = a.received.links[Mu][Hop];
+    const Real* face_link = a.halo.received.links[Mu][Hop];
     if constexpr (SiteMajor && Reals == 18)
       face_link = links + link_offset(H, Reals) * kLinkLanes;  // the same numbers, in L1 since its local hop
     else
@@ -467,9 +467,9 @@ struct DslashBody {
 
   // The epilogue at output site i, block b (xpay_sums).
   DSLASH_FORCE_INLINE void xpay(C (&acc)[3][4], index_t i, int b, Sums& sums) const {
-    const index_t offset = (i * a.site_stride + b * a.block_stride) * W;
+    const index_t offset = (i * a.fields.site_stride + b * a.fields.block_stride) * W;
     const auto at = [&](const Real* v) { return v != nullptr ? v + offset : nullptr; };
-    xpay_sums<E>(a.xpay_x + offset, at(a.xpay_w), at(a.xpay_w2), component_stride(), a.xpay_a, a.xpay_b, acc, sums);
+    xpay_sums<E>(a.epilogue.x + offset, at(a.epilogue.w), at(a.epilogue.w2), component_stride(), a.epilogue.a, a.epilogue.b, acc, sums);
   }
   // acc <- a x + b acc over a site's 12 components (x, w, w2: the site's reals, in acc's layout);
   // sums += ||acc||^2 (Norm), and ||acc||^2, <w, acc> = sum conj(w) acc and <w2, acc> (NormDot:
@@ -524,7 +524,7 @@ struct DslashBody {
   // The accumulator of output site i, block b: streamed out, or kept in cache for a boundary site.
   DSLASH_FORCE_INLINE void store(C (&acc)[3][4], index_t i, int b, bool boundary, Sums& sums) const {
     if constexpr (Xpay) xpay(acc, i, b, sums);
-    Real* o = a.out + (i * a.site_stride + b * a.block_stride) * W;
+    Real* o = a.fields.out + (i * a.fields.site_stride + b * a.fields.block_stride) * W;
     for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
       for (int r = 0; r < 3; ++r) {
         Real* re = o + 2 * (3 * sp + r) * component_stride() * W;
@@ -558,17 +558,17 @@ struct DslashBody {
   Sums launch(const Policy& policy, const F& f) const {
     Sums sum{};
     if constexpr (E == Epilogue::Norm)
-      if (a.norm_into.device != nullptr) {
-        parallel_reduce(a.label, policy, f, a.norm_into);
+      if (a.epilogue.norm_into.device != nullptr) {
+        parallel_reduce(a.launch.label, policy, f, a.epilogue.norm_into);
         return sum;
       }
     if constexpr (E == Epilogue::NormDot)
-      if (a.sums_into.device != nullptr) {
-        parallel_reduce(a.label, policy, f, a.sums_into);
+      if (a.epilogue.sums_into.device != nullptr) {
+        parallel_reduce(a.launch.label, policy, f, a.epilogue.sums_into);
         return sum;
       }
-    if constexpr (Xpay) parallel_reduce(a.label, policy, f, sum);
-    else parallel_for(a.label, policy, WithoutSum<F>{f});
+    if constexpr (Xpay) parallel_reduce(a.launch.label, policy, f, sum);
+    else parallel_for(a.launch.label, policy, WithoutSum<F>{f});
     return sum;
   }
 
@@ -583,7 +583,7 @@ struct DslashBody {
     const DslashBody body = *this;
     const index_t first = first_site(), n = first + launch_sites(), x_ext = x_extent;
     Sums sums{};
-    switch (a.dispatch) {
+    switch (a.launch.dispatch) {
       case Dispatch::Range:
         sums = launch(RangePolicy<Exec>(first, n, kIndexLanes), DSLASH_LAMBDA(index_t i, Sums& sum) {
           index_t x[4];
@@ -592,11 +592,11 @@ struct DslashBody {
         });
         break;
       case Dispatch::MDRange:
-        sums = launch(MDRangePolicy<4, Exec>({0, 0, 0, a.t_begin}, {x_extent, a.outer[1], a.outer[2], a.t_end}, a.tile, kIndexLanes),
+        sums = launch(MDRangePolicy<4, Exec>({0, 0, 0, a.sites.t_begin}, {x_extent, a.sites.outer[1], a.sites.outer[2], a.sites.t_end}, a.launch.tile, kIndexLanes),
                       DSLASH_LAMBDA(index_t xi, index_t y, index_t z, index_t t, Sums& sum) {
                          index_t x[4];
                          body.coords(xi, y, z, t, x);
-                         site_fn(body, xi + x_ext * (y + body.a.outer[1] * (z + body.a.outer[2] * t)), x, sum);
+                         site_fn(body, xi + x_ext * (y + body.a.sites.outer[1] * (z + body.a.sites.outer[2] * t)), x, sum);
                        });
         break;
       case Dispatch::Team: {
@@ -608,8 +608,8 @@ struct DslashBody {
         // spill; nor for mrhs. The figures: docs/history/HISTORY.md, "GPU: links evict-first".
         using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive, E>;
         const TeamBody team_body(a);
-        const index_t chunk = a.sites_per_team;
-        sums = launch(TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m, Sums& sum) {
+        const index_t chunk = a.launch.sites_per_team;
+        sums = launch(TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.launch.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m, Sums& sum) {
           const index_t base = first + m.league_rank() * chunk;
           parallel_for(TeamThreadRange(m, base, base + chunk < n ? base + chunk : n), [&](index_t j) {
             index_t x[4];
@@ -642,9 +642,9 @@ void launch_dslash(const RunArgs<Real>& args) {
   const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, E> body(args);
   const auto sums = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
   if constexpr (E == Epilogue::Norm)
-    if (args.norm_into.device == nullptr) *args.sums = {sums, 0, 0, 0, 0};
+    if (args.epilogue.norm_into.device == nullptr) *args.epilogue.sums = {sums, 0, 0, 0, 0};
   if constexpr (E == Epilogue::NormDot)
-    if (args.sums_into.device == nullptr) *args.sums = sums;
+    if (args.epilogue.sums_into.device == nullptr) *args.epilogue.sums = sums;
 }
 
 // Calls launch<SiteMajor, Reals>() for the layout and gauge compression of args: each is a template
@@ -655,15 +655,15 @@ template <bool ComponentMajorOnly = false, class Real, class Launch>
 void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch) {
   const auto with_reals = [&]<bool SiteMajor>() {
     if constexpr (build::kLinks12)
-      if (args.reals_per_link == 12) return launch.template operator()<SiteMajor, 12>();
+      if (args.fields.reals_per_link == 12) return launch.template operator()<SiteMajor, 12>();
     if constexpr (build::kLinks8)
-      if (args.reals_per_link == 8) return launch.template operator()<SiteMajor, 8>();
-    if (args.reals_per_link != 18) throw std::invalid_argument("links of " + std::to_string(args.reals_per_link) + " reals are not built");
+      if (args.fields.reals_per_link == 8) return launch.template operator()<SiteMajor, 8>();
+    if (args.fields.reals_per_link != 18) throw std::invalid_argument("links of " + std::to_string(args.fields.reals_per_link) + " reals are not built");
     launch.template operator()<SiteMajor, 18>();
   };
   if constexpr (ComponentMajorOnly) {
     with_reals.template operator()<false>();
-  } else if (args.component_stride == 1) {
+  } else if (args.fields.component_stride == 1) {
     with_reals.template operator()<true>();
   } else {
     if constexpr (!build::kCpuLeftLayout) throw std::invalid_argument("the component-major CPU layout is not built");
@@ -692,10 +692,10 @@ inline constexpr bool xpay_with_dot = !simd::is_simt<Vec> || gpu_epilogue_takes_
 template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, class Exec = DefaultExecutionSpace>
 void run_dslash_stored(const RunArgs<Real>& args) {
   if constexpr (xpay_built<Vec> && Reals == 18 && xpay_with_dot<Vec, Folded>) {
-    if (args.xpay_w != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::NormDot, Exec>(args);
+    if (args.epilogue.w != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::NormDot, Exec>(args);
   }
   if constexpr (xpay_built<Vec> && (Reals == 18 || (Reals == 12 && xpay_with_compressed_links<Vec, Folded>))) {
-    if (args.xpay_x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::Norm, Exec>(args);
+    if (args.epilogue.x != nullptr) return launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::Norm, Exec>(args);
   }
   launch_dslash<Real, Vec, Folded, SiteMajor, Reals, Epilogue::None, Exec>(args);
 }

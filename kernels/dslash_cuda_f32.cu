@@ -3,4 +3,5 @@
 
 namespace dslash {
 template RunnerTable<float> cuda_runners<float>();
+template ProbeTable<float> cuda_probes<float>();
 }

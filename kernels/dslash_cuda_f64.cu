@@ -3,4 +3,5 @@
 
 namespace dslash {
 template RunnerTable<double> cuda_runners<double>();
+template ProbeTable<double> cuda_probes<double>();
 }

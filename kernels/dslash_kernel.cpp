@@ -14,31 +14,49 @@ namespace dslash {
 
 namespace {
 
+// The tables of one instruction set's build, or a refusal naming it.
 template <class Real>
-RunnerTable<Real> runners_for(SimdIsa isa) {
+struct IsaTables {
+  RunnerTable<Real> (*runners)();
+  ProbeTable<Real> (*probes)();
+};
+#define DSLASH_ISA_TABLES(isa) IsaTables<Real>{&isa##_runners<Real>, &isa##_probes<Real>}
+
+template <class Real>
+IsaTables<Real> tables_for(SimdIsa isa) {
   switch (isa) {
 #if defined(DSLASH_HAVE_CUDA)
-    case SimdIsa::Simt: return cuda_runners<Real>();
+    case SimdIsa::Simt: return DSLASH_ISA_TABLES(cuda);
 #endif
-    case SimdIsa::Scalar: return scalar_runners<Real>();  // naive's, whatever the build's list
+    case SimdIsa::Scalar: return DSLASH_ISA_TABLES(scalar);  // naive's, whatever the build's list
 #if DSLASH_BUILT_EMULATED512
-    case SimdIsa::Emulated512: return emulated512_runners<Real>();
+    case SimdIsa::Emulated512: return DSLASH_ISA_TABLES(emulated512);
 #endif
 #if DSLASH_BUILT_SSE2
-    case SimdIsa::Sse2: return sse2_runners<Real>();
+    case SimdIsa::Sse2: return DSLASH_ISA_TABLES(sse2);
 #endif
 #if DSLASH_BUILT_AVX2
-    case SimdIsa::Avx2: return avx2_runners<Real>();
+    case SimdIsa::Avx2: return DSLASH_ISA_TABLES(avx2);
 #endif
 #if DSLASH_BUILT_AVX512
-    case SimdIsa::Avx512: return avx512_runners<Real>();
+    case SimdIsa::Avx512: return DSLASH_ISA_TABLES(avx512);
 #endif
 #if DSLASH_BUILT_NEON
-    case SimdIsa::Neon: return neon_runners<Real>();
+    case SimdIsa::Neon: return DSLASH_ISA_TABLES(neon);
 #endif
     default: break;
   }
   throw std::invalid_argument(std::string("no kernels compiled for ") + to_string(isa));
+}
+#undef DSLASH_ISA_TABLES
+
+template <class Real>
+RunnerTable<Real> runners_for(SimdIsa isa) {
+  return tables_for<Real>(isa).runners();
+}
+template <class Real>
+ProbeTable<Real> probes_for(SimdIsa isa) {
+  return tables_for<Real>(isa).probes();
 }
 
 }  // namespace
@@ -63,7 +81,7 @@ void check_fits(std::uint64_t bytes, const std::string& what) {
 // without the gauge field: check_config runs it where a caller must refuse a launch before it
 // spends time (the bench's ceilings).
 template <class Real, class Space>
-typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::resolve(const Geometry& geom, const DslashConfig& config) {
+typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::validate(const Geometry& geom, const DslashConfig& config) {
   constexpr bool kDevice = !Space::host_accessible;
   Resolved r{config, {}, {}};
   DslashConfig& cfg = r.cfg;
@@ -99,13 +117,16 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::resolve(
     throw std::invalid_argument(what + ": the GPU's team launches keep index order (a traversal block of " + std::to_string(cfg.block_z) +
                                 " z-planes is for the CPU's caches)");
   } else if (cfg.block_z == 0) {
-    const std::uint64_t z_plane_bytes = spinor_bytes_for(geom, cfg) / static_cast<std::uint64_t>(outer_z * r.layout.outer[3]);
-    cfg.block_z = kDevice ? outer_z : team_block_z_fitting(outer_z, z_plane_bytes, host_last_level_cache_bytes());
+    cfg.block_z = outer_z;  // index order: a block from the cache is the application's (resolve_cache_policy)
   } else if (cfg.block_z < 0 || outer_z % cfg.block_z != 0) {
     throw std::invalid_argument(what + ": a team traversal block of " + std::to_string(cfg.block_z) + " z-planes must divide the outer z extent " +
                                 std::to_string(outer_z));
   }
   launch(cfg, r.layout.lanes, cfg.tile, cfg.team_size, cfg.sites_per_team);
+  // Only the CPU body on 512-bit vectors with site-major links prefetches (DslashBody::prefetch_later_links).
+  const bool prefetches = !kDevice && r.layout.lanes * static_cast<int>(sizeof(Real)) >= 64 && cfg.layout == SpinorLayout::Right;
+  if (!prefetches) cfg.link_prefetch = LinkPrefetch::None;
+  else if (cfg.link_prefetch == LinkPrefetch::Auto) cfg.link_prefetch = LinkPrefetch::IntoL1;
 
   const FamilyRunners<Real> runners = runners_for<Real>(cfg.isa).family[static_cast<int>(cfg.kernel)];
   // The GPU has no traffic probe yet.
@@ -120,20 +141,24 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::resolve(
 
 template <class Real, class Space>
 DslashConfig DslashKernel<Real, Space>::check_config(const Geometry& geom, const DslashConfig& config) {
-  return resolve(geom, config).cfg;
+  return validate(geom, config).cfg;
 }
 
 template <class Real, class Space>
 DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashConfig& config, const FaceLinks<Real>* below)
     : geom_(u.geometry()) {
-  constexpr bool kDevice = !Space::host_accessible;
-  const Resolved resolved = resolve(geom_, config);
+  const Resolved resolved = validate(geom_, config);
   cfg_ = resolved.cfg;
   layout_ = resolved.layout;
-  const std::string& what = resolved.what;
+  select_runners();
+  pack_links(u, below, resolved.what);
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::select_runners() {
+  constexpr bool kDevice = !Space::host_accessible;
   const std::string prec = sizeof(Real) == 4 ? "f32" : "f64";
   const std::string where = kDevice ? std::string("cuda") : to_string(cfg_.isa);
-
   const FamilyRunners<Real> runners = runners_for<Real>(cfg_.isa).family[static_cast<int>(cfg_.kernel)];
   runner_ = runners.dslash;
   face_runner_ = runners.faces;
@@ -141,6 +166,11 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   traffic_runner_ = runners.traffic;
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::pack_links(const GaugeField<Real>& u, const FaceLinks<Real>* below, const std::string& what) {
+  constexpr bool kDevice = !Space::host_accessible;
   check_compressible(u, cfg_.compress);  // and 18, 12 or 8
   if (below) check_face_links(*below, geom_.extents(), cfg_.halo, what.c_str());
   below_ = below ? *below : upper_face_links(u, cfg_.halo);
@@ -155,10 +185,6 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
   const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * G * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
   check_fits<Space>(link_bytes, label_ + " links");
   links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
-  // Only the CPU body on 512-bit vectors with site-major links prefetches (DslashBody::prefetch_later_links).
-  link_prefetch_ = !kDevice && layout_.lanes * static_cast<int>(sizeof(Real)) >= 64 && spinor_strides().component == 1
-                       ? link_prefetch_for(cfg_.kernel, G, links_.span_bytes(), host_last_level_cache_bytes())
-                       : LinkPrefetch::None;
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
   Real* L = host_links.data();
@@ -311,8 +337,8 @@ void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<Sp
 }
 
 template <class Real, class Space>
-void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out) const {
-  apply_slab(in, out, 0, outer_t());
+void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const {
+  runner_(run_args(in, out, opts));
 }
 
 template <class Real, class Space>
@@ -323,85 +349,51 @@ void DslashKernel<Real, Space>::check_received(const ReceivedHalo<Real>& receive
       throw std::invalid_argument(label_ + ": no received halo for split direction " + std::to_string(mu));
 }
 
+// The checks, in the order each old entry made them: what the kernel can fuse, the inner products'
+// and x's buffers, the launch's, then where the sums go.
 template <class Real, class Space>
-void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const {
-  check_received(received);
-  RunArgs<Real> args = run_args(in, out, 0, outer_t());
-  args.received = received;
-  runner_(args);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
-  runner_(run_args(in, out, t_begin, t_end));
-}
-
-template <class Real, class Space>
-NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                              const spinor_view* w, const spinor_view* w2) const {
-  if (const std::string why = xpay_refusal(false, w != nullptr); !why.empty()) throw std::invalid_argument(label_ + ": " + why);
-  return apply_xpay(in, a, x, b, out, ReceivedHalo<Real>{}, w, w2);
-}
-
-template <class Real, class Space>
-NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                              const ReceivedHalo<Real>& received, const spinor_view* w, const spinor_view* w2) const {
-  RunArgs<Real> args = xpay_args(xpay_refusal(true, w != nullptr), in, a, x, b, out, 0, outer_t(), w, w2);
-  if (std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end()) check_received(received);
+NormDot DslashKernel<Real, Space>::apply_xpay(const spinor_view& in, const spinor_view& out, const Xpay<Real, Space>& xp,
+                                              const ApplyOptions<Real>& opts) const {
+  const bool with_dot = xp.w != nullptr;
+  const std::string refusal = xp.local ? epilogue_refusal(with_dot) : xpay_refusal(opts.received.has_value(), with_dot);
+  if (!refusal.empty()) throw std::invalid_argument(label_ + ": " + refusal);
+  if (xp.local && opts.received) throw std::invalid_argument(label_ + ": a local apply_xpay leaves the halo's hops out: no received halo");
+  if (xp.x == nullptr) throw std::invalid_argument(label_ + ": apply_xpay needs x");
+  if (xp.w2 != nullptr && xp.w == nullptr) throw std::invalid_argument(label_ + ": a second inner product needs a first");
+  const spinor_view* w2 = xp.w2 != nullptr ? xp.w2 : xp.w;
+  if (xp.x->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
+  for (const spinor_view* v : {xp.w, w2})
+    if (v != nullptr && v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
+  const bool split = std::find(cfg_.halo.begin(), cfg_.halo.end(), true) != cfg_.halo.end();
+  // Without a halo, a split kernel's xpay was refused above; a non-split one ignores any given.
+  ApplyOptions<Real> launch_opts = opts;
+  if (!split) launch_opts.received.reset();
+  RunArgs<Real> args = run_args(in, out, launch_opts);
+  if (!split && opts.received) args.halo.received = *opts.received;
+  args.epilogue.x = xp.x->data();
+  args.epilogue.w = xp.w != nullptr ? xp.w->data() : nullptr;
+  args.epilogue.w2 = w2 != nullptr ? w2->data() : nullptr;
+  args.epilogue.a = xp.a;
+  args.epilogue.b = xp.b;
+  if (xp.norm_into && xp.sums_into) throw std::invalid_argument(label_ + ": apply_xpay leaves its sums in one place: norm_into or sums_into");
+  if (xp.norm_into) {
+    if (xp.norm_into->device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay's norm_into needs memory for the norm");
+    if (with_dot) throw std::invalid_argument(label_ + ": apply_xpay's norm_into takes the norm alone (no inner product)");
+    args.epilogue.norm_into = *xp.norm_into;
+    runner_(args);
+    return {};
+  }
+  if (xp.sums_into) {
+    if (xp.sums_into->device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay's sums_into needs memory for the sums");
+    if (!with_dot) throw std::invalid_argument(label_ + ": apply_xpay's sums_into needs the inner products' w");
+    args.epilogue.sums_into = *xp.sums_into;
+    runner_(args);
+    return {};
+  }
   EpilogueSums sums{};
-  args.received = received;
-  args.sums = &sums;
+  args.epilogue.sums = &sums;
   runner_(args);
   return NormDot::from_sums(sums);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                ReduceInto<double> norm) const {
-  RunArgs<Real> args = xpay_args(xpay_refusal(false, false), in, a, x, b, out, 0, outer_t());
-  if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_xpay_into needs memory for the norm");
-  args.norm_into = norm;
-  runner_(args);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                      index_t t_begin, index_t t_end, ReduceInto<double> norm) const {
-  RunArgs<Real> args = xpay_args(epilogue_refusal(false), in, a, x, b, out, t_begin, t_end);
-  if (norm.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the norm");
-  args.norm_into = norm;
-  runner_(args);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                                                      index_t t_begin, index_t t_end, const spinor_view& w, const spinor_view& w2,
-                                                      ReduceInto<EpilogueSums> sums) const {
-  RunArgs<Real> args = xpay_args(epilogue_refusal(true), in, a, x, b, out, t_begin, t_end, &w, &w2);
-  if (sums.device == nullptr) throw std::invalid_argument(label_ + ": apply_local_xpay_into needs memory for the sums");
-  args.sums_into = sums;
-  runner_(args);
-}
-
-// What every xpay checks and sets: refusal (why the kernel cannot, empty where it can), the sizes of
-// x and of the inner products' vectors; w2 is w where it is not given.
-template <class Real, class Space>
-RunArgs<Real> DslashKernel<Real, Space>::xpay_args(const std::string& refusal, const spinor_view& in, Real a, const spinor_view& x, Real b,
-                                                   const spinor_view& out, index_t t_begin, index_t t_end, const spinor_view* w,
-                                                   const spinor_view* w2) const {
-  if (!refusal.empty()) throw std::invalid_argument(label_ + ": " + refusal);
-  if (w2 != nullptr && w == nullptr) throw std::invalid_argument(label_ + ": a second inner product needs a first");
-  if (w2 == nullptr) w2 = w;
-  if (x.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the xpay buffer has the wrong size");
-  for (const spinor_view* v : {w, w2})
-    if (v != nullptr && v->size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": the inner product's buffer has the wrong size");
-  RunArgs<Real> args = run_args(in, out, t_begin, t_end);
-  args.xpay_x = x.data();
-  args.xpay_w = w != nullptr ? w->data() : nullptr;
-  args.xpay_w2 = w2 != nullptr ? w2->data() : nullptr;
-  args.xpay_a = a;
-  args.xpay_b = b;
-  return args;
 }
 
 template <class Real, class Space>
@@ -431,39 +423,42 @@ std::string DslashKernel<Real, Space>::epilogue_refusal(bool with_dot) const {
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply_traffic(const spinor_view& in, const spinor_view& out) const {
   if (traffic_runner_ == nullptr) throw std::invalid_argument(label_ + ": no traffic probe on this backend");
-  traffic_runner_(run_args(in, out, 0, outer_t()));
+  traffic_runner_(run_args(in, out, {}));
 }
 
 template <class Real, class Space>
-RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const {
+RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const {
   if (in.size() * sizeof(Real) != spinor_bytes() || out.size() * sizeof(Real) != spinor_bytes())
     throw std::invalid_argument(label_ + ": spinor buffers have the wrong size");
+  const index_t t_begin = opts.slab ? opts.slab->begin : 0, t_end = opts.slab ? opts.slab->end : outer_t();
   if (t_begin < 0 || t_begin > t_end || t_end > outer_t()) throw std::invalid_argument(label_ + ": t slab out of range");
+  if (opts.received) check_received(*opts.received);
   RunArgs<Real> args{};
-  args.in = in.data();
-  args.out = out.data();
-  args.links = links_.data();
-  for (std::size_t mu = 0; mu < 4; ++mu) args.outer[mu] = layout_.outer[mu];
-  args.t_begin = t_begin;
-  args.t_end = t_end;
-  args.checkerboard = cfg_.out != Subset::Full;
-  args.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
-  args.blocks = layout_.blocks;
+  args.fields.in = in.data();
+  args.fields.out = out.data();
+  args.fields.links = links_.data();
+  for (std::size_t mu = 0; mu < 4; ++mu) args.sites.outer[mu] = layout_.outer[mu];
+  args.sites.t_begin = t_begin;
+  args.sites.t_end = t_end;
+  args.sites.checkerboard = cfg_.out != Subset::Full;
+  args.sites.out_parity = cfg_.out == Subset::Odd ? 1 : 0;
+  args.sites.blocks = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  args.site_stride = st.site;
-  args.block_stride = st.block;
-  args.component_stride = st.component;
-  args.link_stride = outer_sites();
-  args.reals_per_link = cfg_.compress;
+  args.fields.site_stride = st.site;
+  args.fields.block_stride = st.block;
+  args.fields.component_stride = st.component;
+  args.fields.link_stride = outer_sites();
+  args.fields.reals_per_link = cfg_.compress;
   args.dagger = cfg_.dagger;
-  args.halo = cfg_.halo;
-  args.dispatch = cfg_.dispatch;
-  args.tile = cfg_.tile;
-  args.team_size = cfg_.team_size;
-  args.sites_per_team = cfg_.sites_per_team;
-  args.block_z = cfg_.block_z;
-  args.label = label_.c_str();
-  args.link_prefetch = link_prefetch_;
+  args.halo.split = cfg_.halo;
+  args.launch.dispatch = cfg_.dispatch;
+  args.launch.tile = cfg_.tile;
+  args.launch.team_size = cfg_.team_size;
+  args.launch.sites_per_team = cfg_.sites_per_team;
+  args.launch.block_z = cfg_.block_z;
+  args.launch.label = label_.c_str();
+  args.launch.link_prefetch = cfg_.link_prefetch;
+  if (opts.received) args.halo.received = *opts.received;
   return args;
 }
 
@@ -479,11 +474,11 @@ std::vector<SpinorField<Real>> DslashKernel<Real, Space>::apply(const std::vecto
 
 template <class Real>
 SimdProbe<Real> simd_probe(SimdIsa isa) {
-  return runners_for<Real>(isa).probe;
+  return probes_for<Real>(isa).probe;
 }
 template <class Real>
 MachineProbe<Real> machine_probe(SimdIsa isa) {
-  return runners_for<Real>(isa).machine;
+  return probes_for<Real>(isa).machine;
 }
 template MachineProbe<float> machine_probe<float>(SimdIsa);
 template MachineProbe<double> machine_probe<double>(SimdIsa);
@@ -496,18 +491,5 @@ template class DslashKernel<double>;
 template class DslashKernel<float, CudaSpace>;
 template class DslashKernel<double, CudaSpace>;
 #endif
-
-index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::uint64_t cache_bytes) {
-  const auto fits = [&](index_t planes) { return 3 * static_cast<std::uint64_t>(planes) * z_plane_bytes <= cache_bytes / 2; };
-  if (cache_bytes == 0 || fits(outer_z)) return outer_z;
-  for (index_t bz = outer_z - 1; bz > 1; --bz)
-    if (outer_z % bz == 0 && fits(bz + 2)) return bz;  // + its two z-neighbour planes
-  return 1;
-}
-
-LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes) {
-  if (cache_bytes == 0 || link_bytes <= cache_bytes) return LinkPrefetch::IntoL1;
-  return kernel == KernelFamily::Vnode && reals_per_link == 12 ? LinkPrefetch::IntoL2 : LinkPrefetch::None;
-}
 
 }  // namespace dslash

@@ -13,6 +13,7 @@
 // coalesces; config().isa and config().layout say so. apply() is then asynchronous, as a GPU launch
 // (Cuda::fence() waits); pack, unpack and the vector apply() copy through host memory and wait.
 #include <complex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,7 +22,7 @@
 #include "dslash/lattice/spinor_field.hpp"
 #include "kernels/dslash_runner.hpp"
 #include "kernels/face_links.hpp"
-#include "kernels/host_cache.hpp"
+#include "kernels/cache_policy.hpp"
 #include "kernels/kernel_layout.hpp"
 
 namespace dslash {
@@ -69,6 +70,37 @@ constexpr double rebuild_tolerance() { return sizeof(Real) == 4 ? 5e-3 : 2.5e-7;
 template <class Real>
 void check_compressible(const GaugeField<Real>& u, int reals, const std::string& option = "--compress");
 
+// What one launch covers (DslashKernel::apply, apply_xpay): every output site, or those of outer t
+// in [slab->begin, slab->end); the split directions' hops left out, or read from `received` in the
+// same launch (CPU only; out then has the bits of apply followed by DslashFaces::complete).
+struct TSlab {
+  index_t begin = 0, end = 0;
+};
+template <class Real>
+struct ApplyOptions {
+  std::optional<TSlab> slab{};
+  std::optional<ReceivedHalo<Real>> received{};
+};
+
+// The epilogue of DslashKernel::apply_xpay: out = a x + b D in, with ||out||^2 and, where w is set,
+// <w, out> and <w2, out> (BiCGStab's; w2 = w where not set), summed in double over the launch's
+// sites. Where they go: returned (neither set); norm_into: ||out||^2 alone (no w); sums_into: all
+// five (EpilogueSums, w set) -- left in the kernel's memory space, the launch not waited for.
+// local: the split directions' hops left out, the caller completing the faces with b times the
+// halo's hops (the xpay is linear: DslashFaces::complete_both with a FaceXpay).
+template <class Real, class Space = HostSpace>
+struct Xpay {
+  using spinor_view = View<Real, 1, LayoutRight, Space>;
+  Real a = 1;
+  const spinor_view* x = nullptr;  // required
+  Real b = 1;
+  const spinor_view* w = nullptr;
+  const spinor_view* w2 = nullptr;
+  std::optional<ReduceInto<double>> norm_into{};
+  std::optional<ReduceInto<EpilogueSums>> sums_into{};
+  bool local = false;
+};
+
 template <class Real, class Space = HostSpace>
 class DslashKernel {
  public:
@@ -105,52 +137,26 @@ class DslashKernel {
   void pack(const std::vector<SpinorField<Real>>& in, const spinor_view& packed) const;
   void unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const;
 
-  void apply(const spinor_view& in, const spinor_view& out) const;
-  // The same with the split directions' hops read from their received messages in the same launch
-  // (DslashFaces::received): out is then complete, with the bits that apply() followed by
-  // DslashFaces::complete gives. CPU only (the GPU overlaps its faces with the interior); throws
-  // std::invalid_argument on the GPU or where a split direction has no message.
-  void apply(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& received) const;
-  // out = a x + b D in in one pass (QUDA's Dslash with xpay; x in the output's layout), returning
-  // ||out||^2 and, where w is given, <w, out> and <w2, out> (BiCGStab's; w2 = w where it is not
-  // given), summed in double over this process's
-  // sites: the even-odd operator's last pass fused into its second hop. Waits for the GPU (the sums
-  // come back to the host). Only where fuses_xpay(): throws std::invalid_argument on a kernel whose
-  // faces are completed later or whose links are compressed. With split directions, only with
-  // their received halo (the apply above).
-  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const spinor_view* w = nullptr,
-                     const spinor_view* w2 = nullptr) const;
-  NormDot apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, const ReceivedHalo<Real>& received,
-                     const spinor_view* w = nullptr, const spinor_view* w2 = nullptr) const;
-  // The same without the inner products and without waiting: ||out||^2 over this process's sites
-  // is left at norm.device (and norm.host where set) when the kernel ends, for later launches on the
-  // stream to read (a solver's coefficient) while the host goes on. Only where fuses_xpay().
-  void apply_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, ReduceInto<double> norm) const;
-  // The same on the output sites of outer t in [t_begin, t_end), with the split directions' hops
-  // left out: out = a x + b D_local in, whose faces the caller completes with b times the halo's
-  // hops (the xpay is linear: DslashFaces::complete_both with a FaceXpay). ||out||^2 over those
-  // sites is left at norm; with w and w2, ||out||^2, <w, out> and <w2, out> (EpilogueSums) at sums.
-  // Only where fuses_local_xpay(with the inner products).
-  void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
-                             ReduceInto<double> norm) const;
-  void apply_local_xpay_into(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, index_t t_begin, index_t t_end,
-                             const spinor_view& w, const spinor_view& w2, ReduceInto<EpilogueSums> sums) const;
+  // One launch of D on the output sites (opts: a t slab, the received halo). CPU: the split
+  // directions' hops are left out unless opts.received holds them (DslashFaces::complete adds them).
+  void apply(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts = {}) const;
+  // out = xp.a xp.x + xp.b D in in one pass (QUDA's Dslash with xpay; x in the output's layout): the
+  // even-odd operator's last pass fused into its second hop. The sums (Xpay) are returned, or left
+  // in the kernel's memory without waiting (xp.norm_into, xp.sums_into). Refused (std::invalid_argument)
+  // where !fuses_xpay(opts.received, xp.w) or, with xp.local, !fuses_local_xpay(xp.w).
+  NormDot apply_xpay(const spinor_view& in, const spinor_view& out, const Xpay<Real, Space>& xp, const ApplyOptions<Real>& opts = {}) const;
   bool fuses_local_xpay(bool with_dot = false) const { return epilogue_refusal(with_dot).empty(); }
-  // Where the kernel asks for later sites' links ahead of their hops: on a CPU with 512-bit vectors
-  // and site-major links, by link_prefetch_for (into L1 where the links fit the last-level cache;
-  // from DRAM, where the prefetches mostly cost more than they hide, vnode's 12-real links into L2).
-  LinkPrefetch link_prefetch() const { return link_prefetch_; }
+  // Where the kernel asks for later sites' links ahead of their hops: config().link_prefetch as it
+  // runs (Auto: into L1), on a CPU with 512-bit vectors and site-major links; None elsewhere.
+  LinkPrefetch link_prefetch() const { return cfg_.link_prefetch; }
   // Whether apply_xpay can run here: whole links (18 reals; the epilogue is built for those, and
   // without the inner product for the 12 of the GPU's naive and vnode single kernels:
   // kernels/dslash_body.hpp), and no halo
   // directions, or (with_halo) their halo read in the kernel. With the inner product (with_dot):
   // not in the GPU's naive kernel.
   bool fuses_xpay(bool with_halo = false, bool with_dot = false) const { return xpay_refusal(with_halo, with_dot).empty(); }
-  // The z-planes a block of the team traversal holds (config().block_z as resolved).
+  // The z-planes a block of the team traversal holds (config().block_z; 0 there runs index order).
   index_t block_z() const { return cfg_.block_z; }
-  // Only the output sites with outer t in [t_begin, t_end) (0 <= t_begin <= t_end <= outer_t()):
-  // the MPI layer computes the interior in slabs and lets messages progress between them.
-  void apply_slab(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
   index_t outer_t() const { return layout_.outer[3]; }
   // The memory traffic of apply() alone: the same sites in the same order, each reading its links
   // and its 8 neighbours' spinors and streaming out its output, one add per load and no Dslash
@@ -176,7 +182,12 @@ class DslashKernel {
     KernelLayout layout;
     std::string what;
   };
-  static Resolved resolve(const Geometry& geom, const DslashConfig& config);
+  // The constructor's three steps: the configuration checked against the lattice (also
+  // check_config's), the runners of its family and instruction set with the label, and the links
+  // checked (compression, the domain below's face links) and packed into the kernel's layout.
+  static Resolved validate(const Geometry& geom, const DslashConfig& config);
+  void select_runners();
+  void pack_links(const GaugeField<Real>& u, const FaceLinks<Real>* below, const std::string& what);
   // set_launch's checks and resolution on cfg, for a kernel of `lanes` lanes.
   static void launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
   static std::uint64_t spinor_bytes_for(const Geometry& geom, const DslashConfig& cfg);
@@ -185,11 +196,10 @@ class DslashKernel {
   void for_each_slot(Subset subset, const F& f) const;
   std::string xpay_refusal(bool with_halo, bool with_dot) const;  // why apply_xpay cannot run here; empty where it can
   std::string epilogue_refusal(bool with_dot) const;              // the same for the links alone (what the epilogue is built for)
-  // The halo's checks of apply(in, out, received): the GPU, a split direction without its messages.
+  // The halo's checks of a launch with opts.received: the GPU, a split direction without its messages.
   void check_received(const ReceivedHalo<Real>& received) const;
-  RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, index_t t_begin, index_t t_end) const;
-  RunArgs<Real> xpay_args(const std::string& refusal, const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out,
-                          index_t t_begin, index_t t_end, const spinor_view* w = nullptr, const spinor_view* w2 = nullptr) const;
+  // The checks every launch makes (buffer sizes, the slab, the received halo), and its arguments.
+  RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const;
   // Where the kernel's outer sites are: output sites over the folded lanes.
   index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }
 
@@ -203,23 +213,6 @@ class DslashKernel {
   FacesProjectRunner<Real> project_all_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;
   std::string label_;
-  LinkPrefetch link_prefetch_ = LinkPrefetch::IntoL1;
 };
-
-// The team traversal's z-block (DslashConfig::block_z): a t-step of it reads three t-planes of input
-// spinors (t - 1, t, t + 1) and the next two steps read two of them again, so those three planes of
-// the block, with its z-neighbour planes, should fit half the last-level cache (the other half for
-// the links and output streaming past). The whole outer z extent (index order) where that fits or
-// the cache is unknown (0), else the largest divisor of outer_z that fits, at least 1.
-// z_plane_bytes: the input spinors of one outer z-plane of one t-plane.
-index_t team_block_z_fitting(index_t outer_z, std::uint64_t z_plane_bytes, std::uint64_t cache_bytes);
-
-// The link-prefetch rule, for a kernel whose body prefetches at all (512-bit vectors, site-major
-// links): into L1 where the links fit a last-level cache of cache_bytes (0 when unknown: prefetch,
-// as before the rule); from DRAM only vnode's 12-real links, into L2; else none. The kernels ask
-// host_last_level_cache_bytes(). From DRAM only vnode's 12-real links gained from it; the other
-// families and storages do not, so they prefetch nothing there (docs/history/HISTORY.md, "The DRAM
-// stream beside reads from each cache level").
-LinkPrefetch link_prefetch_for(KernelFamily kernel, int reals_per_link, std::uint64_t link_bytes, std::uint64_t cache_bytes);
 
 }  // namespace dslash

@@ -35,48 +35,73 @@ using EpilogueSums = std::array<double, 5>;
 // <w2, out> too.
 enum class Epilogue { None, Norm, NormDot };
 
+// What one launch reads, by concern: plain values copied by value into the body (and into the
+// GPU's lambda), no pointers to host structs.
+// The buffers and their strides. Spinor offset of (site, block, component 0..23), in vectors of W
+// reals: site * site_stride + block * block_stride + component * component_stride
+// (kernels/kernel_layout.hpp). Links: site-major when component_stride is 1, else component-major
+// with link_stride = outer sites between a link's stored components.
 template <class Real>
-struct RunArgs {
+struct RunFields {
   const Real* in;
   Real* out;
   const Real* links;
+  index_t site_stride, block_stride, component_stride;
+  index_t link_stride;
+  int reals_per_link;  // gauge compression: 18, 12 or 8 stored reals per link (kernels/link_compression.hpp)
+};
+
+// The output sites of the launch.
+struct RunSites {
   std::array<index_t, 4> outer;  // outer lattice extents
-  index_t t_begin, t_end;         // the slab of outer t this launch computes
-  bool checkerboard;              // output is one parity of the outer lattice (else full)
+  index_t t_begin, t_end;        // the slab of outer t this launch computes
+  bool checkerboard;             // output is one parity of the outer lattice (else full)
   int out_parity;
   int blocks;
-  // Spinor offset of (site, block, component 0..23), in vectors of W reals: site * site_stride +
-  // block * block_stride + component * component_stride (kernels/kernel_layout.hpp).
-  index_t site_stride, block_stride, component_stride;
-  // Links: site-major when component_stride is 1 (kernels/kernel_layout.hpp), else component-major
-  // with link_stride = outer sites between a link's stored components.
-  index_t link_stride;
-  int reals_per_link;             // gauge compression: 18, 12 or 8 stored reals per link (kernels/link_compression.hpp)
-  bool dagger;
-  std::array<bool, 4> halo;       // directions split between domains (DslashConfig::halo)
-  ReceivedHalo<Real> received;    // CPU: their hops from the messages, in this launch
+};
+
+// How the sites are launched and what the body asks of the caches.
+struct RunLaunch {
   Dispatch dispatch;
   std::array<index_t, 4> tile;
   int team_size;
   index_t sites_per_team;
-  index_t block_z;                // team launches: z-planes a traversal block (outer z: index order)
+  index_t block_z;              // team launches: z-planes a traversal block (outer z: index order)
+  LinkPrefetch link_prefetch;   // CPU, 512-bit vectors, site-major links (DslashConfig::link_prefetch)
   const char* label;
-  // The epilogue (DslashKernel::apply_xpay), when xpay_x is set: out = xpay_a xpay_x + xpay_b D in,
-  // written in place of D in, and *sums = ||out||^2 and, when xpay_w is set, <xpay_w, out> and
-  // <xpay_w2, out> (xpay_w2 is then set too: BiCGStab's t = M s needs <s, t> and <r0, t>).
-  const Real* xpay_x;
-  const Real* xpay_w;
-  const Real* xpay_w2;
-  Real xpay_a, xpay_b;
+};
+
+// The directions split between domains (DslashConfig::halo), and on a CPU their hops from the
+// received messages, in this launch.
+template <class Real>
+struct RunHalo {
+  std::array<bool, 4> split;
+  ReceivedHalo<Real> received;
+};
+
+// The epilogue (DslashKernel::apply_xpay), when x is set: out = a x + b D in, written in place of
+// D in, and *sums = ||out||^2 and, when w is set, <w, out> and <w2, out> (w2 is then set too).
+// Instead of *sums, where set: ||out||^2 at norm_into (Norm), or all five sums at sums_into
+// (NormDot), left in memory of the kernel's space, the launch returning before they are in.
+template <class Real>
+struct RunEpilogue {
+  const Real* x;
+  const Real* w;
+  const Real* w2;
+  Real a, b;
   EpilogueSums* sums;
-  // Instead of *sums, where set: ||out||^2 (norm_into, the Norm epilogue), or all five sums
-  // (sums_into, NormDot), left in memory of the kernel's space, the launch returning before they are
-  // in (DslashKernel::apply_xpay_into, apply_local_xpay_into).
   ReduceInto<double> norm_into;
   ReduceInto<EpilogueSums> sums_into;
-  // CPU, 512-bit vectors, site-major links: ask for a later site's links ahead of its hops, and
-  // into which cache (DslashKernel::link_prefetch says when).
-  LinkPrefetch link_prefetch;
+};
+
+template <class Real>
+struct RunArgs {
+  RunFields<Real> fields;
+  RunSites sites;
+  RunLaunch launch;
+  RunHalo<Real> halo;
+  RunEpilogue<Real> epilogue;
+  bool dagger;
 };
 
 template <class Real>
@@ -112,7 +137,7 @@ struct FaceArgs {
   index_t count;
   const Real* links;       // per face vector one link in the kernel's link layout, or null
   int blocks;
-  index_t block_stride, component_stride;  // in vectors of W reals, as RunArgs
+  index_t block_stride, component_stride;  // in vectors of W reals, as RunFields
   int mu;
   bool forward, dagger, complete;
   const char* label;
@@ -174,24 +199,31 @@ struct FamilyRunners {
   DslashRunner<Real> traffic = nullptr;
 };
 
-// What one instruction set's build provides: the runners of each family, indexed by KernelFamily,
-// the probe of its SIMD type, and its roofline ceilings.
+// What one instruction set's build provides to a kernel: the runners of each family, indexed by KernelFamily.
 template <class Real>
 struct RunnerTable {
   std::array<FamilyRunners<Real>, 3> family{};
+};
+// And to the tests and the bench: the probe of its SIMD type, and its roofline ceilings.
+template <class Real>
+struct ProbeTable {
   SimdProbe<Real> probe;
   MachineProbe<Real> machine;
 };
 
 // Defined in each generated table unit (kernels/isa_table.cpp.in); call only when cpu_supports(isa).
-template <class Real> RunnerTable<Real> scalar_runners();
-template <class Real> RunnerTable<Real> emulated512_runners();
-template <class Real> RunnerTable<Real> sse2_runners();
-template <class Real> RunnerTable<Real> avx2_runners();
-template <class Real> RunnerTable<Real> avx512_runners();
-template <class Real> RunnerTable<Real> neon_runners();
+#define DSLASH_DECLARE_ISA_TABLES(isa)                   \
+  template <class Real> RunnerTable<Real> isa##_runners(); \
+  template <class Real> ProbeTable<Real> isa##_probes();
+DSLASH_DECLARE_ISA_TABLES(scalar)
+DSLASH_DECLARE_ISA_TABLES(emulated512)
+DSLASH_DECLARE_ISA_TABLES(sse2)
+DSLASH_DECLARE_ISA_TABLES(avx2)
+DSLASH_DECLARE_ISA_TABLES(avx512)
+DSLASH_DECLARE_ISA_TABLES(neon)
 // kernels/cuda_runners.cuh (a build with CUDA): the GPU's, SIMT lanes on the Cuda execution space;
 // its runners take device pointers.
-template <class Real> RunnerTable<Real> cuda_runners();
+DSLASH_DECLARE_ISA_TABLES(cuda)
+#undef DSLASH_DECLARE_ISA_TABLES
 
 }  // namespace dslash

@@ -1,7 +1,7 @@
 #pragma once
 // Which lanes of a kernel vector lie on a face, and where a halo message keeps them
 // (kernels/dslash_faces.hpp). Shared by the face kernels (kernels/face_body.hpp) and the Dslash body,
-// which reads a received message itself when the halo is in before it runs (RunArgs::received).
+// which reads a received message itself when the halo is in before it runs (RunHalo::received).
 //
 // In a direction folded into the lanes, half the lanes of a face vector are on the face (those of
 // one virtual node) and the message carries only them, in lane order. Lane bit 0 folded, W = 8:

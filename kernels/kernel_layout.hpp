@@ -14,7 +14,7 @@
 // kernels/link_compression.hpp), 8 G components per site: component e = link_offset(H, G) + k of
 // real k of hop H's link (uncompressed, k = 2 (3 r + c) + reim of U_H(r, c)), at
 //   site-major      : (site*8G + e)*lanes + lane
-//   component-major : (e*sites + site)*lanes + lane    (RunArgs::link_stride = sites)
+//   component-major : (e*sites + site)*lanes + lane    (RunFields::link_stride = sites)
 //   GPU vnode (pairs): ((e/2)*sites + site)*2 lanes + 2*lane + e%2
 // where lanes is 1 when not folded (the kernel broadcasts the link across its lanes) and W when
 // folded (one lane per virtual node).

@@ -9,6 +9,7 @@ namespace dslash {
 
 const char* to_string(LinkPrefetch p) {
   switch (p) {
+    case LinkPrefetch::Auto: return "auto";
     case LinkPrefetch::None: return "none";
     case LinkPrefetch::IntoL1: return "L1";
     case LinkPrefetch::IntoL2: return "L2";

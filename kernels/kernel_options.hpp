@@ -23,14 +23,15 @@ enum class SimdIsa { Scalar, Sse2, Avx2, Avx512, Neon, Emulated512, Simt };
 enum class SpinorLayout { Right, Left };
 
 // Where a 512-bit CPU kernel with site-major links asks for a later site's links ahead of its hops
-// (kernels/dslash_body.hpp, prefetch_later_links): into L1, into L2, or not at all (link_prefetch_for).
-enum class LinkPrefetch { None, IntoL1, IntoL2 };
+// (kernels/dslash_body.hpp, prefetch_later_links): not at all, into L1, into L2; Auto: left to
+// resolve_cache_policy (kernels/cache_policy.hpp), and into L1 where it has not run (as for an unknown cache).
+enum class LinkPrefetch { Auto, None, IntoL1, IntoL2 };
 
 const char* to_string(KernelFamily k);
 const char* to_string(Dispatch d);
 const char* to_string(SimdIsa s);
 const char* to_string(SpinorLayout l);
-const char* to_string(LinkPrefetch p);  // "none", "L1", "L2"
+const char* to_string(LinkPrefetch p);  // "auto", "none", "L1", "L2"
 SpinorLayout parse_layout(std::string_view name);
 // Throw std::invalid_argument listing the valid names.
 KernelFamily parse_kernel(std::string_view name);
@@ -74,9 +75,11 @@ struct DslashConfig {
   int team_size = 1;                   // TeamPolicy threads per team
   index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size (set_launch resolves it)
   // Team launches visit the sites in blocks of block_z outer z-planes, t inside the block loop, so a
-  // t-neighbour is read again while in the cache (DslashBody::traversal_site). 0 = chosen from the
-  // last-level cache (team_block_z_fitting); the outer z extent = index order, the GPU's only order.
+  // t-neighbour is read again while in the cache (DslashBody::traversal_site). The outer z extent =
+  // index order, the GPU's only order. 0: left to resolve_cache_policy, index order where it has not run.
   index_t block_z = 0;
+  // The kernel's link prefetch (CPU, 512-bit vectors, site-major links; elsewhere it runs None).
+  LinkPrefetch link_prefetch = LinkPrefetch::Auto;
   // Directions split between domains (MPI ranks): the kernel leaves out the hops that leave this
   // domain, and DslashFaces adds them from the neighbours' halos. All false: periodic in one domain.
   std::array<bool, 4> halo{false, false, false, false};

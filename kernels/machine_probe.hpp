@@ -71,18 +71,18 @@ double body_flops(int repeats) {
   for (std::size_t k = 0; k < in.size(); ++k) in(k) = Real(0.1) + Real(0.9) * static_cast<Real>(k % 97) / Real(97);
   for (std::size_t k = 0; k < links.size(); ++k) links(k) = Real(0.1) + Real(0.9) * static_cast<Real>(k % 89) / Real(89);
   RunArgs<Real> a{};
-  a.in = in.data();
-  a.out = out.data();
-  a.links = links.data();
-  a.outer = {4, 4, 4, 4};
-  a.t_end = 4;
-  a.checkerboard = true;
-  a.blocks = 1;
+  a.fields.in = in.data();
+  a.fields.out = out.data();
+  a.fields.links = links.data();
+  a.sites.outer = {4, 4, 4, 4};
+  a.sites.t_end = 4;
+  a.sites.checkerboard = true;
+  a.sites.blocks = 1;
   const KernelLayout::Strides st = KernelLayout{}.spinor_strides(false, kSites);  // one block, site-major
-  a.site_stride = st.site;
-  a.block_stride = st.block;
-  a.component_stride = st.component;
-  a.link_prefetch = LinkPrefetch::IntoL1;  // the kernel's instructions as they run in cache
+  a.fields.site_stride = st.site;
+  a.fields.block_stride = st.block;
+  a.fields.component_stride = st.component;
+  a.launch.link_prefetch = LinkPrefetch::IntoL1;  // the kernel's instructions as they run in cache
   const Body body(a);
   const int sweeps = static_cast<int>(20e-6 * 30e9 / (1320.0 * W * kSites)) + 1;  // 20 us at 30 GFLOP/s
   double best = 1e30;
@@ -119,7 +119,7 @@ void launch_traffic(const RunArgs<Real>& args) {
     bool wraps = false;
     [&]<int... H>(std::integer_sequence<int, H...>) { ((nb[H] = body.template neighbour<H>(x, wraps)), ...); }(std::make_integer_sequence<int, 8>{});
     const Real* links = body.site_links(i);
-    Body::prefetch_later_links(links, args.link_prefetch);
+    Body::prefetch_later_links(links, args.launch.link_prefetch);
     Vec link_sum(Real(0));
     if constexpr (SiteMajor) {
       for (int k = 0; k < kLinkVectors; ++k) link_sum = link_sum + Vec::load_aligned(links + k * W);
@@ -127,7 +127,7 @@ void launch_traffic(const RunArgs<Real>& args) {
       for (int e = 0; e < 8 * Body::kLinkReals / Body::kLinkLanes; ++e)
         link_sum = link_sum + (Folded ? Vec::load_aligned(links + e * W * ls) : Vec(links[e * ls]));
     }
-    for (int b = 0; b < args.blocks; ++b) {
+    for (int b = 0; b < args.sites.blocks; ++b) {
       const Real* psi[8];
       for (int h = 0; h < 8; ++h) psi[h] = body.spinor(nb[h], b);
       Body::prefetch_far_neighbours(psi);
@@ -136,7 +136,7 @@ void launch_traffic(const RunArgs<Real>& args) {
       for (const Real* p : psi)
         for (int k = 0; k < 24; ++k) acc[k] = acc[k] + Vec::load_aligned(p + k * cs * W);
       acc[0] = acc[0] + link_sum * Vec(Real(0));  // keeps the link loads without changing the sum
-      Real* o = args.out + (i * args.site_stride + b * args.block_stride) * W;
+      Real* o = args.fields.out + (i * args.fields.site_stride + b * args.fields.block_stride) * W;
       for (int k = 0; k < 24; ++k) simd::stream_store(o + k * cs * W, acc[k]);
     }
   });

@@ -1,7 +1,7 @@
 #pragma once
 // What one instruction set's table unit (generated from kernels/isa_table.cpp.in) hands to the
-// baseline code: the Dslash and face runners of every family, the lane probes and the roofline
-// ceilings. Include the ISA header (simd/avx2.hpp, simd/fallback.hpp, ...) first: permutes and
+// baseline code: the Dslash and face runners of every family (runner_table), the lane probes and the
+// roofline ceilings (probe_table). Include the ISA header (simd/avx2.hpp, simd/fallback.hpp, ...) first: permutes and
 // stores come from it. The Dslash bodies themselves (run_dslash_stored) are compiled in units of
 // their own, one per family and link storage (kernels/isa_kernels.cpp.in).
 #include "kernels/dslash_body.hpp"
@@ -65,13 +65,18 @@ RunnerTable<Real> runner_table() {
   FamilyRunners<Real>& mrhs = t.family[static_cast<int>(KernelFamily::Mrhs)];
   mrhs = {&run_dslash<Real, Vec, false>, &run_faces<Real, Vec, false>, &run_project_all<Real, Vec, false>, &run_traffic<Real, Vec, false>};
   if constexpr (Vec::size == 1) t.family[static_cast<int>(KernelFamily::Naive)] = mrhs;
-  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>, &probe_half<Vec>, &probe_keep_half<Vec>};
-  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, nullptr};
-  if constexpr (WithVnode) {
+  if constexpr (WithVnode)
     t.family[static_cast<int>(KernelFamily::Vnode)] = {&run_dslash<Real, Vec, true>, &run_faces<Real, Vec, true>, &run_project_all<Real, Vec, true>,
                                                        &run_traffic<Real, Vec, true>};
-    t.machine.vnode_body = &body_flops<Real, Vec, true>;
-  }
+  return t;
+}
+
+template <class Real, class Vec, bool WithVnode>
+ProbeTable<Real> probe_table() {
+  ProbeTable<Real> t;
+  t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>, &probe_half<Vec>, &probe_keep_half<Vec>};
+  t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, nullptr};
+  if constexpr (WithVnode) t.machine.vnode_body = &body_flops<Real, Vec, true>;
   return t;
 }
 

@@ -75,13 +75,13 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
                                     const vector_type* w, const vector_type* w2) const override {
     const DslashKernel<Real, Space>& k = kernel(out, dagger);
     if (!k.fuses_xpay(false, w != nullptr)) return std::nullopt;  // compressed links: the BLAS pass
-    return k.apply_xpay(in, a, x, b, result, w, w2);
+    return k.apply_xpay(in, result, {.a = a, .x = &x, .b = b, .w = w, .w2 = w2});
   }
   bool apply_xpay_into(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
                        ReduceInto<double> norm) const override {
     const DslashKernel<Real, Space>& k = kernel(out, dagger);
     if (!k.fuses_xpay(false, false)) return false;
-    k.apply_xpay_into(in, a, x, b, result, norm);
+    k.apply_xpay(in, result, {.a = a, .x = &x, .b = b, .norm_into = norm});
     return true;
   }
 

@@ -12,6 +12,7 @@
 
 #include "dslash/core/profiling.hpp"
 #include "dslash/lattice/field_ops.hpp"
+#include "kernels/cache_policy.hpp"
 #include "kernels/reference_dslash.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/cg.hpp"
@@ -55,7 +56,8 @@ class LaunchProfile {
 
 // The even-odd operator in precision R: on this process's kernels, or on the factory's hopping term.
 template <class R, class Space>
-EvenOddWilson<R, Space> make_operator(const SolveConfig& c, const GaugeField<double>& u, const DslashConfig& cfg) {
+EvenOddWilson<R, Space> make_operator(const SolveConfig& c, const GaugeField<double>& u, const DslashConfig& request) {
+  const DslashConfig cfg = with_host_cache_policy<R, Space>(request, u.geometry());  // u: this process's block
   if (c.hopping) return EvenOddWilson<R, Space>(c.hopping->make(convert_precision<R>(u), cfg, Space{}), c.mass);
   return EvenOddWilson<R, Space>(convert_precision<R>(u), c.mass, cfg);
 }

@@ -162,7 +162,7 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
                         in_kernel = d.allocate_spinors("in_kernel");
     d.pack(f.inputs(d.in_subset(), cfg.nrhs), in);
     const index_t T = d.outer_t(), cuts[] = {0, T / 3, T / 3 + 1, T};
-    for (int k = 0; k < 3; ++k) d.apply_slab(in, chi, cuts[k], cuts[k + 1]);
+    for (int k = 0; k < 3; ++k) d.apply(in, chi, {.slab = TSlab{cuts[k], cuts[k + 1]}});
     d.apply(in, fused);
     std::array<std::vector<Real>, 4> forward, backward;
     std::array<std::array<const Real*, 2>, 4> messages{};
@@ -182,11 +182,11 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
       faces.complete_both(mu, forward[m].data(), backward[m].data(), fused);
       messages[m] = {forward[m].data(), backward[m].data()};
     }
-    d.apply(in, in_kernel, faces.received(messages));
+    d.apply(in, in_kernel, {.received = faces.received(messages)});
     // The neighbour's input read in place, as a CPU rank of one node reads it (--cpu-halo inputs):
     // wrapped onto itself, the neighbour's input is our own.
     const View<Real, 1> in_place = d.allocate_spinors("in_place");
-    d.apply(in, in_place, neighbour_inputs(faces, cfg, in));
+    d.apply(in, in_place, {.received = neighbour_inputs(faces, cfg, in)});
     // Every direction's projections in one launch, each face vector read once (a CPU rank's): the
     // same messages, bit for bit, edges and corners included.
     std::array<std::vector<Real>, 4> all_forward, all_backward;
@@ -218,17 +218,17 @@ class DslashKernels : public ::testing::TestWithParam<Variant> {
     }
     // Every split direction needs its messages.
     if (std::find(cfg.halo.begin(), cfg.halo.end(), true) != cfg.halo.end()) {
-      EXPECT_THROW(d.apply(in, in_kernel, ReceivedHalo<Real>{}), std::invalid_argument);
-      EXPECT_THROW(d.apply_xpay(in, Real(1), fused, Real(1), chi), std::invalid_argument);  // the faces would come after the epilogue
+      EXPECT_THROW(d.apply(in, in_kernel, {.received = ReceivedHalo<Real>{}}), std::invalid_argument);
+      EXPECT_THROW(d.apply_xpay(in, chi, {.x = &fused}), std::invalid_argument);  // the faces would come after the epilogue
     }
     // The epilogue after the halo's hops: out = a x + b D in, its norm and <D in, out>, against the
     // plain result.
     if (!d.fuses_xpay(true)) return;
     const View<Real, 1> xpay = d.allocate_spinors("xpay");
     const Real a = Real(1.5), b = Real(-0.25);
-    const NormDot sums = d.apply_xpay(in, a, in_kernel, b, xpay, faces.received(messages), &chi);
+    const NormDot sums = d.apply_xpay(in, xpay, {.a = a, .x = &in_kernel, .b = b, .w = &chi}, {.received = faces.received(messages)});
     const View<Real, 1> xpay_in_place = d.allocate_spinors("xpay_in_place");
-    const NormDot sums_in_place = d.apply_xpay(in, a, in_kernel, b, xpay_in_place, neighbour_inputs(faces, cfg, in), &chi);
+    const NormDot sums_in_place = d.apply_xpay(in, xpay_in_place, {.a = a, .x = &in_kernel, .b = b, .w = &chi}, {.received = neighbour_inputs(faces, cfg, in)});
     EXPECT_EQ(sums_in_place.norm2, sums.norm2) << d.label() << ": the epilogue with the halo read in place";
     EXPECT_EQ(sums_in_place.dot, sums.dot) << d.label() << ": the epilogue with the halo read in place";
     std::vector<SpinorField<Real>> result_xpay, result_xpay_in_place;
@@ -335,9 +335,9 @@ TEST_P(DslashKernels, LinksFromBelowReachEveryCompletion) {
       faces.complete_both(mu, forward.data(), backward.data(), fused);
       std::array<std::array<const Real*, 2>, 4> messages{};
       messages[m] = {forward.data(), backward.data()};
-      d.apply(in, in_kernel, faces.received(messages));
+      d.apply(in, in_kernel, {.received = faces.received(messages)});
       const View<Real, 1> in_place = d.allocate_spinors("in_place");
-      d.apply(in, in_place, neighbour_inputs(faces, cfg, in));
+      d.apply(in, in_place, {.received = neighbour_inputs(faces, cfg, in)});
       std::vector<SpinorField<Real>> result, result_fused, result_in_kernel, result_in_place;
       d.unpack(by_hop, result);
       d.unpack(fused, result_fused);
@@ -450,16 +450,25 @@ TEST(DslashKernelValidation, XpayChecksItsVectorsBeforeItRuns) {
       EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
     }
   };
-  refused([&] { d.apply_xpay(in, 1.0, short_view, 1.0, out); }, "the xpay buffer has the wrong size");
-  refused([&] { d.apply_xpay(in, 1.0, in, 1.0, out, &short_view); }, "the inner product's buffer has the wrong size");
-  refused([&] { d.apply_xpay(in, 1.0, in, 1.0, out, &w, &short_view); }, "the inner product's buffer has the wrong size");
-  refused([&] { d.apply_xpay(in, 1.0, in, 1.0, out, nullptr, &w); }, "a second inner product needs a first");
+  refused([&] { d.apply_xpay(in, out, {.x = &short_view}); }, "the xpay buffer has the wrong size");
+  refused([&] { d.apply_xpay(in, out, {.x = &in, .w = &short_view}); }, "the inner product's buffer has the wrong size");
+  refused([&] { d.apply_xpay(in, out, {.x = &in, .w = &w, .w2 = &short_view}); }, "the inner product's buffer has the wrong size");
+  refused([&] { d.apply_xpay(in, out, {.x = &in, .w2 = &w}); }, "a second inner product needs a first");
+  refused([&] { d.apply_xpay(in, out, {}); }, "apply_xpay needs x");
   View<double, 1> norm("norm", 1);
-  refused([&] { d.apply_xpay_into(in, 1.0, short_view, 1.0, out, ReduceInto<double>{norm.data(), nullptr}); }, "the xpay buffer has the wrong size");
-  refused([&] { d.apply_xpay_into(in, 1.0, in, 1.0, out, ReduceInto<double>{}); }, "needs memory for the norm");
+  View<EpilogueSums, 1> sums_into("sums", 1);
+  refused([&] { d.apply_xpay(in, out, {.x = &short_view, .norm_into = ReduceInto<double>{norm.data(), nullptr}}); }, "the xpay buffer has the wrong size");
+  refused([&] { d.apply_xpay(in, out, {.x = &in, .norm_into = ReduceInto<double>{}}); }, "needs memory for the norm");
+  refused([&] { d.apply_xpay(in, out, {.x = &in, .sums_into = ReduceInto<EpilogueSums>{}}); }, "needs memory for the sums");
+  refused([&] { d.apply_xpay(in, out, {.x = &in, .w = &w, .norm_into = ReduceInto<double>{norm.data(), nullptr}}); }, "takes the norm alone");
+  refused([&] { d.apply_xpay(in, out, {.x = &in, .sums_into = ReduceInto<EpilogueSums>{sums_into.data(), nullptr}}); }, "needs the inner products' w");
+  refused([&] {
+    d.apply_xpay(in, out, {.x = &in, .norm_into = ReduceInto<double>{norm.data(), nullptr}, .sums_into = ReduceInto<EpilogueSums>{sums_into.data(), nullptr}});
+  }, "norm_into or sums_into");
+  refused([&] { d.apply_xpay(in, out, {.x = &in}, {.slab = TSlab{0, d.outer_t() + 1}}); }, "t slab out of range");
   // With the vectors right it runs, and w2 defaults to w: both inner products are <w, out>.
   for (std::size_t i = 0; i < in.size(); ++i) in(i) = std::sin(0.1 * static_cast<double>(i)), w(i) = std::cos(0.3 * static_cast<double>(i));
-  const NormDot sums = d.apply_xpay(in, 1.0, in, 1.0, out, &w);
+  const NormDot sums = d.apply_xpay(in, out, {.x = &in, .w = &w});
   EXPECT_NE(sums.dot, std::complex<double>(0));
   EXPECT_EQ(sums.dot, sums.dot2);
 }
@@ -480,13 +489,39 @@ TEST(DslashKernelValidation, PrefetchLinksWhereTheCacheAndTheLinksSay) {
   GaugeField<double> u(kLattice);
   fill_random_su3(u, 5);
   EXPECT_EQ(DslashKernel<double>(u, DslashConfig{}).link_prefetch(), LinkPrefetch::None) << "naive: one lane, no vectors";
-  // vnode on AVX-512 (8 doubles, 512 bits) with site-major links: its small links fit any cache.
+  EXPECT_EQ(DslashKernel<double>(u, DslashConfig{.link_prefetch = LinkPrefetch::IntoL1}).link_prefetch(), LinkPrefetch::None)
+      << "naive: asked for, still none";
+  // The application's choice from a cache size (resolve_cache_policy): this lattice's vnode links
+  // (8 hops x 18 doubles on each of 1536 sites) are 1.7 MiB, of 12 reals 1.2 MiB.
+  const DslashConfig vnode{.kernel = KernelFamily::Vnode, .isa = SimdIsa::Avx512};
+  const auto resolved = [&](DslashConfig cfg, std::uint64_t llc) {
+    resolve_cache_policy(cfg, u.geometry(), sizeof(double), llc);
+    return cfg.link_prefetch;
+  };
+  EXPECT_EQ(resolved(vnode, 0), LinkPrefetch::IntoL1) << "an unknown cache keeps the prefetch";
+  EXPECT_EQ(resolved(vnode, 32 << 20), LinkPrefetch::IntoL1);
+  EXPECT_EQ(resolved(vnode, 1 << 20), LinkPrefetch::None);
+  DslashConfig vnode12 = vnode;
+  vnode12.compress = 12;
+  EXPECT_EQ(resolved(vnode12, 1 << 20), LinkPrefetch::IntoL2);
+  DslashConfig chosen = vnode;
+  chosen.link_prefetch = LinkPrefetch::None;
+  EXPECT_EQ(resolved(chosen, 32 << 20), LinkPrefetch::None) << "a value set is kept";
+  // vnode on AVX-512 (8 doubles, 512 bits) with site-major links: the kernel runs what its config
+  // says, whatever the host's cache; Auto (unresolved) as for an unknown cache.
   if (cpu_supports(SimdIsa::Avx512)) {
-    DslashConfig cfg{.kernel = KernelFamily::Vnode, .isa = SimdIsa::Avx512};
-    const DslashKernel<double> d(u, cfg);
-    EXPECT_EQ(d.link_prefetch(), link_prefetch_for(K::Vnode, 18, d.link_bytes(), host_last_level_cache_bytes()));
+    DslashConfig cfg = vnode;
+    EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), LinkPrefetch::IntoL1) << "Auto";
+    for (LinkPrefetch p : {LinkPrefetch::None, LinkPrefetch::IntoL1, LinkPrefetch::IntoL2}) {
+      cfg.link_prefetch = p;
+      EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), p) << to_string(p);
+      EXPECT_EQ(DslashKernel<double>::check_config(u.geometry(), cfg).link_prefetch, p) << to_string(p);
+    }
+    // On this host: its small links fit any cache.
+    const DslashKernel<double> d(u, with_host_cache_policy<double, HostSpace>(vnode, u.geometry()));
     EXPECT_EQ(d.link_prefetch(), LinkPrefetch::IntoL1) << d.link_bytes() << " bytes of links against a cache of " << host_last_level_cache_bytes();
     cfg.layout = SpinorLayout::Left;  // component-major links: the next sites' are adjacent, no prefetch
+    cfg.link_prefetch = LinkPrefetch::IntoL1;
     if (build::kCpuLeftLayout) {
       EXPECT_EQ(DslashKernel<double>(u, cfg).link_prefetch(), LinkPrefetch::None);
     }
@@ -506,7 +541,24 @@ TEST(DslashKernelValidation, TeamBlockZFromTheCache) {
   GaugeField<double> u(kLattice);
   fill_random_su3(u, 5);
   DslashConfig cfg{.dispatch = Dispatch::Team};
-  EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 12) << "this lattice's planes fit any cache";
+  EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 12) << "unresolved: index order";
+  // The application's choice from a cache size: a z-plane of this lattice's naive even sites is
+  // 4 x 4 sites x 192 bytes, and index order needs 3 x 12 of them in half the cache; a block of
+  // bz planes, 3 (bz + 2).
+  const auto resolved = [&](DslashConfig c, std::uint64_t llc) {
+    resolve_cache_policy(c, u.geometry(), sizeof(double), llc);
+    return c.block_z;
+  };
+  EXPECT_EQ(resolved(cfg, 0), 12) << "an unknown cache keeps index order";
+  EXPECT_EQ(resolved(cfg, 32 << 20), 12) << "the whole plane fits";
+  EXPECT_EQ(resolved(cfg, 2 * 3 * 12 * 16 * 192), 12);
+  EXPECT_EQ(resolved(cfg, 2 * 3 * 12 * 16 * 192 - 2), 6);
+  EXPECT_EQ(resolved(cfg, 1 << 10), 1) << "nothing fits: one plane a block";
+  DslashConfig chosen = cfg;
+  chosen.block_z = 3;
+  EXPECT_EQ(resolved(chosen, 1 << 10), 3) << "a value set is kept";
+  EXPECT_EQ(DslashKernel<double>(u, with_host_cache_policy<double, HostSpace>(cfg, u.geometry())).block_z(), 12)
+      << "this lattice's planes fit any cache";
   cfg.block_z = 4;
   EXPECT_EQ(DslashKernel<double>(u, cfg).block_z(), 4);
   cfg.block_z = 5;

@@ -37,19 +37,19 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
   d.pack(w2_fields, w2);
   const Real a = Real(1.75), b = Real(-0.3);
   d.apply(in, plain);
-  const NormDot sums = d.apply_xpay(in, a, x, b, fused);
+  const NormDot sums = d.apply_xpay(in, fused, {.a = a, .x = &x, .b = b});
   // The inner product is built for whole links, and not for the GPU's naive kernel: there it refuses.
   const bool with_dot = d.fuses_xpay(false, true);
   if (!with_dot) {
-    EXPECT_THROW(d.apply_xpay(in, a, x, b, fused_w, &w), std::invalid_argument) << d.label();
+    EXPECT_THROW(d.apply_xpay(in, fused_w, {.a = a, .x = &x, .b = b, .w = &w}), std::invalid_argument) << d.label();
   }
-  EXPECT_THROW(d.apply_xpay(in, a, x, b, fused_w, nullptr, &w2), std::invalid_argument) << d.label() << ": a second inner product alone";
-  const NormDot sums_one = with_dot ? d.apply_xpay(in, a, x, b, fused_w, &w) : NormDot{};
-  const NormDot sums_w = with_dot ? d.apply_xpay(in, a, x, b, fused_w, &w, &w2) : NormDot{};
+  EXPECT_THROW(d.apply_xpay(in, fused_w, {.a = a, .x = &x, .b = b, .w2 = &w2}), std::invalid_argument) << d.label() << ": a second inner product alone";
+  const NormDot sums_one = with_dot ? d.apply_xpay(in, fused_w, {.a = a, .x = &x, .b = b, .w = &w}) : NormDot{};
+  const NormDot sums_w = with_dot ? d.apply_xpay(in, fused_w, {.a = a, .x = &x, .b = b, .w = &w, .w2 = &w2}) : NormDot{};
   // Without waiting (a solver's coefficient): the norm left in the space's memory.
   const auto fused_into = d.allocate_spinors("xpay_out_into");
   View<double, 1, LayoutRight, Space> norm_into("xpay_norm_into", 1);
-  d.apply_xpay_into(in, a, x, b, fused_into, ReduceInto<double>{norm_into.data(), nullptr});
+  d.apply_xpay(in, fused_into, {.a = a, .x = &x, .b = b, .norm_into = ReduceInto<double>{norm_into.data(), nullptr}});
   const auto norm_into_host = create_mirror_view(norm_into);
   deep_copy(norm_into_host, norm_into);
 
@@ -84,7 +84,7 @@ void expect_xpay_epilogue(const DslashKernel<Real, Space>& d, std::uint64_t seed
     if (with_dot) {
       EXPECT_EQ(relative_difference(fused_w_out[k], fused_out[k]), 0.0) << d.label() << ": the inner product changed the output, rhs " << r;
     }
-    EXPECT_EQ(relative_difference(fused_into_out[k], fused_out[k]), 0.0) << d.label() << ": apply_xpay_into's output, rhs " << r;
+    EXPECT_EQ(relative_difference(fused_into_out[k], fused_out[k]), 0.0) << d.label() << ": apply_xpay's output with norm_into, rhs " << r;
   }
   const std::string where = d.label() + " " + to_string(d.out_subset());
   EXPECT_NEAR(sums.norm2, expect_norm2, tolerance * expect_norm2) << where;
@@ -116,13 +116,13 @@ void expect_xpay_refused(const DslashKernel<Real, Space>& d, const std::string& 
   EXPECT_FALSE(d.fuses_xpay()) << d.label();
   const auto v = d.allocate_spinors("xpay_refused");
   try {
-    d.apply_xpay(v, Real(1), v, Real(1), d.allocate_spinors("xpay_refused_out"));
+    d.apply_xpay(v, d.allocate_spinors("xpay_refused_out"), {.x = &v});
     ADD_FAILURE() << d.label() << ": apply_xpay ran";
   } catch (const std::invalid_argument& e) {
     EXPECT_NE(std::string(e.what()).find(reason), std::string::npos) << e.what();
   }
   View<double, 1, LayoutRight, Space> norm("xpay_refused_norm", 1);
-  EXPECT_THROW(d.apply_xpay_into(v, Real(1), v, Real(1), d.allocate_spinors("xpay_refused_out"), ReduceInto<double>{norm.data(), nullptr}),
+  EXPECT_THROW(d.apply_xpay(v, d.allocate_spinors("xpay_refused_out"), {.x = &v, .norm_into = ReduceInto<double>{norm.data(), nullptr}}),
                std::invalid_argument)
       << d.label();
 }

@@ -157,7 +157,7 @@ template <class Real, class Space>
 VariantResult Benchmark<Real, Space>::run(const VariantRequest& request) {
   constexpr bool kDevice = !Space::host_accessible;
   VariantResult r;
-  DslashKernel<Real, Space> d(u_, request.cfg);
+  DslashKernel<Real, Space> d(u_, with_host_cache_policy<Real, Space>(request.cfg, geom_));
   r.cfg = d.config();
   r.label = d.label();
   r.lanes = d.layout().lanes;

@@ -13,6 +13,7 @@
 #include "bench/metrics.hpp"
 #include "bench/rotating_spinors.hpp"
 #include "dslash/lattice/field_ops.hpp"
+#include "kernels/cache_policy.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "mpi/distributed_fields.hpp"
 #include "mpi/mpi_session.hpp"
@@ -137,7 +138,7 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   const bool root = grid.rank() == 0;
   const mpi::Progress progress = o.progress;
   constexpr bool kDevice = !Space::host_accessible;
-  mpi::HaloDslash<Real, Space> d(grid, u, request, o.halo);
+  mpi::HaloDslash<Real, Space> d(grid, u, with_host_cache_policy<Real, Space>(request, grid.local()), o.halo);
   MpiResult r;
   r.cfg = d.kernel().config();
   r.label = d.kernel().label();

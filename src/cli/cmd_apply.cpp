@@ -57,7 +57,8 @@ template <class Real, class Space>
 std::vector<SpinorField<double>> apply_kernel(const ApplyOptions& o, const GaugeField<double>& u_double,
                                               const std::vector<SpinorField<double>>& in_full) {
   const int per_call = spinors_per_call(o, in_full.size());
-  const DslashKernel<Real, Space> d(convert_precision<Real>(u_double), o.k.config(parse_kernel(o.kernel), per_call));
+  const DslashKernel<Real, Space> d(convert_precision<Real>(u_double),
+                                    with_host_cache_policy<Real, Space>(o.k.config(parse_kernel(o.kernel), per_call), u_double.geometry()));
   return apply_each<Real>(d, per_call, in_full);
 }
 
@@ -114,7 +115,7 @@ void apply_distributed(ApplyOptions& o) {
   std::vector<SpinorField<double>> in;
   for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const int per_call = spinors_per_call(o, in.size());
-  mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), o.k.config(parse_kernel(o.kernel), per_call),
+  mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), with_host_cache_policy<Real, Space>(o.k.config(parse_kernel(o.kernel), per_call), grid.local()),
                                  {.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo), .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo),
                                   .complete = mpi::parse_halo_complete(o.mpi.halo_complete)});
   struct Overlapped {  // HaloDslash with the progress strategy bound, as apply_each calls it

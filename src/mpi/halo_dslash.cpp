@@ -194,7 +194,7 @@ bool HaloDslash<Real, Space>::interior(const spinor_view& in, const spinor_view&
     const index_t T = kernel_.outer_t(), slabs = progress_slabs();
     for (index_t k = 0; k < slabs; ++k) {
       const double t0 = MPI_Wtime();
-      kernel_.apply_slab(in, out, T * k / slabs, T * (k + 1) / slabs);
+      kernel_.apply(in, out, {.slab = TSlab{T * k / slabs, T * (k + 1) / slabs}});
       const double t1 = MPI_Wtime();
       test();
       t.interior += t1 - t0;
@@ -294,8 +294,8 @@ void HaloDslash<Real, Space>::apply_host(const spinor_view& in, const spinor_vie
 
 template <class Real, class Space>
 void HaloDslash<Real, Space>::kernel_with_halo(const spinor_view& in, const spinor_view& out, const ReceivedHalo<Real>& halo, XpayCall* epilogue) {
-  if (epilogue) epilogue->sums = kernel_.apply_xpay(in, epilogue->a, *epilogue->x, epilogue->b, out, halo, epilogue->w, epilogue->w2);
-  else kernel_.apply(in, out, halo);
+  if (epilogue) epilogue->sums = kernel_.apply_xpay(in, out, {.a = epilogue->a, .x = epilogue->x, .b = epilogue->b, .w = epilogue->w, .w2 = epilogue->w2}, {.received = halo});
+  else kernel_.apply(in, out, {.received = halo});
 }
 
 template <class Real, class Space>
@@ -497,10 +497,12 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
       // apply_xpay: the interior slabs' xpay in their kernel, with their norm (their sites take no
       // halo); the boundary slabs' in their completion (stage_in).
       if (epilogue && &span == &g.computed) {
-        if (epilogue->w) kernel_.apply_local_xpay_into(in, epilogue->a, *epilogue->x, epilogue->b, out, begin, end, *epilogue->w, *epilogue->w2, g.sums_into(0));
-        else kernel_.apply_local_xpay_into(in, epilogue->a, *epilogue->x, epilogue->b, out, begin, end, g.norm_into(0));
+        Xpay<Real, Space> xp{.a = epilogue->a, .x = epilogue->x, .b = epilogue->b, .w = epilogue->w, .w2 = epilogue->w2, .local = true};
+        if (epilogue->w) xp.sums_into = g.sums_into(0);
+        else xp.norm_into = g.norm_into(0);
+        kernel_.apply_xpay(in, out, xp, {.slab = TSlab{begin, end}});
       } else {
-        kernel_.apply_slab(in, out, begin, end);
+        kernel_.apply(in, out, {.slab = TSlab{begin, end}});
       }
       // The boundary slabs' stops are not only timing: the t faces wait for them (stage_in).
       record_if(time_stages_ || &span != &g.computed, span.stop, stream);
