@@ -1,17 +1,18 @@
 // Every GPU variant (family x dispatch x precision x gauge compression x parity x dagger) against the scalar reference,
 // with the CPU's tolerances (1e-5 single, 1e-12 double, relative), on lattices whose extents are not
-// powers of two and whose sites fill no whole block; the SIMT lane permutes lane by lane. Without a
-// usable GPU every test reports itself skipped with the reason.
+// powers of two and whose sites fill no whole block; the SIMT lane permutes lane by lane. The checks
+// the CPU runs too (the reference, the default launch shapes, the xpay epilogue) are written once in
+// tests/dslash_kernel_checks.hpp; the GPU's own (lane permutes, launch shapes it cannot take) are
+// here. Without a usable GPU every test reports itself skipped with the reason.
 #include <gtest/gtest.h>
 
 #include <numeric>
 
 #include "gpu_test.hpp"
 #include "dslash/core/backend/cuda/space.hpp"
+#include "dslash_kernel_checks.hpp"
 #include "kernels/dslash_kernel.hpp"
-#include "kernels/reference_dslash.hpp"
 #include "test_support.hpp"
-#include "xpay_check.hpp"
 
 namespace dslash {
 namespace {
@@ -30,41 +31,17 @@ std::string describe(const GpuVariant& v, const char* separator) {
 void PrintTo(const GpuVariant& v, std::ostream* os) { *os << describe(v, " "); }
 
 // naive and mrhs take any even extents; vnode folds t, z and, in single precision, y into its 8
-// (single) or 4 (double) lanes, so those extents are multiples of 4.
-Geometry lattice_for(KernelFamily k) { return k == KernelFamily::Vnode ? Geometry({6, 8, 4, 12}) : Geometry({6, 10, 4, 14}); }
+// (single) or 4 (double) lanes, so those extents are multiples of 4. The inputs and the reference
+// outputs, made once per lattice and precision.
+template <class Real>
+test::DslashProblem<Real>& problem_for(KernelFamily k) {
+  const int max_rhs = test::max_mrhs_rhs<Real>({SimdIsa::Simt});
+  static test::DslashProblem<Real> vnode(Geometry({6, 8, 4, 12}), 17, 300, max_rhs), others(Geometry({6, 10, 4, 14}), 17, 300, max_rhs);
+  return k == KernelFamily::Vnode ? vnode : others;
+}
 
 class CudaDslash : public GpuTest<::testing::TestWithParam<GpuVariant>> {
  protected:
-  template <class Real>
-  void check(DslashConfig base) {
-    const Geometry geom = lattice_for(base.kernel);
-    GaugeField<double> ud(geom);
-    fill_random_su3(ud, 17);
-    const GaugeField<Real> u = convert_precision<Real>(ud);
-    const GaugeField<double> u_rounded = convert_precision<double>(u);
-    const double tolerance = sizeof(Real) == 4 ? 1e-5 : 1e-12;
-    for (Subset out : {Subset::Even, Subset::Odd, Subset::Full})
-      for (bool dagger : {false, true}) {
-        DslashConfig cfg = base;
-        cfg.out = out;
-        cfg.dagger = dagger;
-        // Two blocks of right-hand sides on one parity.
-        if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = simd_lanes(SimdIsa::Simt, sizeof(Real)) * (out == Subset::Odd ? 2 : 1);
-        const DslashKernel<Real, CudaSpace> d(u, cfg);
-        EXPECT_EQ(d.config().isa, SimdIsa::Simt);
-        std::vector<SpinorField<Real>> in;
-        for (int r = 0; r < cfg.nrhs; ++r) fill_gaussian(in.emplace_back(geom, d.in_subset()), 300 + static_cast<std::uint64_t>(r));
-        const auto result = d.apply(in);
-        ASSERT_EQ(static_cast<int>(result.size()), cfg.nrhs);
-        for (int r = 0; r < cfg.nrhs; ++r) {
-          SpinorField<double> expect(geom, out);
-          dslash_reference(u_rounded, convert_precision<double>(in[static_cast<std::size_t>(r)]), expect, dagger);
-          EXPECT_LT(test::relative_difference(result[static_cast<std::size_t>(r)], expect), tolerance)
-              << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
-        }
-      }
-  }
-
   DslashConfig config() const {
     DslashConfig cfg;
     cfg.kernel = GetParam().kernel;
@@ -79,42 +56,24 @@ class CudaDslash : public GpuTest<::testing::TestWithParam<GpuVariant>> {
 };
 
 TEST_P(CudaDslash, AgreesWithTheReference) {
-  if (GetParam().single) check<float>(config());
-  else check<double>(config());
+  if (GetParam().single) test::expect_agrees_with_reference<float, CudaSpace>(problem_for<float>(GetParam().kernel), config());
+  else test::expect_agrees_with_reference<double, CudaSpace>(problem_for<double>(GetParam().kernel), config());
 }
 
 // The even-odd operator's epilogue in the kernel, a x + b D in with its norm summed on the GPU,
 // against the same kernel's D in (tests/xpay_check.hpp); refused with compressed links but naive's
-// and vnode single's 12.
+// and vnode single's 12 (built for a mixed solve's --compress-sloppy 12).
 TEST_P(CudaDslash, XpayEpilogueIsAXPlusBDslashWithItsNorm) {
-  const auto run = [&]<class Real>(Real) {
-    const Geometry geom = lattice_for(GetParam().kernel);
-    GaugeField<double> ud(geom);
-    fill_random_su3(ud, 23);
-    const GaugeField<Real> u = convert_precision<Real>(ud);
-    for (const auto& [out, dagger] : {std::pair{Subset::Even, false}, std::pair{Subset::Odd, true}, std::pair{Subset::Full, false}}) {
-      DslashConfig cfg = config();
-      cfg.out = out;
-      cfg.dagger = dagger;
-      if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = 2 * simd_lanes(SimdIsa::Simt, sizeof(Real));
-      const DslashKernel<Real, CudaSpace> d(u, cfg);
-      // Built for 18 reals, and for 12 in the kernels of a mixed solve's --compress-sloppy 12.
-      const bool sloppy_12 = cfg.compress == 12 && (cfg.kernel == KernelFamily::Naive || (cfg.kernel == KernelFamily::Vnode && GetParam().single));
-      if (cfg.compress == 18 || sloppy_12) test::expect_xpay_epilogue(d, 900);
-      else test::expect_xpay_refused(d, "needs whole links");
-    }
-  };
-  if (GetParam().single) run(float{});
-  else run(double{});
+  const GpuVariant& v = GetParam();
+  const bool sloppy_12 = v.compress == 12 && (v.kernel == KernelFamily::Naive || (v.kernel == KernelFamily::Vnode && v.single));
+  const bool fused = v.compress == 18 || sloppy_12;
+  if (v.single) test::expect_xpay_epilogue_or_refusal<float, CudaSpace>(problem_for<float>(v.kernel), config(), 900, fused);
+  else test::expect_xpay_epilogue_or_refusal<double, CudaSpace>(problem_for<double>(v.kernel), config(), 900, fused);
 }
 
 TEST_P(CudaDslash, DefaultTilesAndTeamsToo) {
-  DslashConfig cfg = config();
-  cfg.tile = DslashConfig{}.tile;
-  cfg.team_size = 1;
-  cfg.sites_per_team = 0;
-  if (GetParam().single) check<float>(cfg);
-  else check<double>(cfg);
+  if (GetParam().single) test::expect_default_launch_shapes_agree<float, CudaSpace>(problem_for<float>(GetParam().kernel), config());
+  else test::expect_default_launch_shapes_agree<double, CudaSpace>(problem_for<double>(GetParam().kernel), config());
 }
 
 std::vector<GpuVariant> all_gpu_variants() {
