@@ -44,8 +44,6 @@ int run_bench(const BenchOptions& o) {
   const std::array<index_t, 4> user_tile = o.tile.empty() || o.tile == "auto" ? DslashConfig{}.tile : parse_tile(o.tile);
   // A GPU team is a block: one warp by default.
   const int user_team = o.team_size.empty() || o.team_size == "auto" ? (kDevice ? 32 : 1) : std::stoi(o.team_size);
-  if (!o.tile.empty() && o.dispatch != "all" && o.dispatch != "mdrange") throw std::invalid_argument("--tile applies to --dispatch mdrange");
-  if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
   if (o.block_z != 0 && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--block-z applies to --dispatch team");
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
@@ -195,6 +193,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     if (o->kernel == "naive" || o->kernel == "vnode")
       reject_given(*cmd, {"--nrhs"}, "to --kernel " + o->kernel + ", which takes one right-hand side (--nrhs is for mrhs)");
     reject_simd_for_naive(o->kernel, o->simd);
+    check_launch_shape(o->dispatch, !o->tile.empty(), !o->team_size.empty());  // the MPI run's too
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);

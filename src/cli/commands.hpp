@@ -58,6 +58,10 @@ void reject_given(const CLI::App& cmd, std::initializer_list<const char*> option
 // naive runs scalar whatever --simd says: any --simd but scalar or auto is refused for it.
 void reject_simd_for_naive(const std::string& kernel, const std::string& simd);
 
+// --tile shapes mdrange launches and --team-size team launches: either given with another --dispatch
+// is refused (one message for every command). dispatch "all" (bench) runs the variants they shape.
+void check_launch_shape(const std::string& dispatch, bool tile, bool team_size);
+
 // "4.4.4.4" (or "4x4x4x4") -> an MDRange tile.
 std::array<index_t, 4> parse_tile(const std::string& text);
 

@@ -124,6 +124,11 @@ void reject_simd_for_naive(const std::string& kernel, const std::string& simd) {
     throw std::invalid_argument("--simd " + simd + " does not apply to --kernel naive, which runs scalar");
 }
 
+void check_launch_shape(const std::string& dispatch, bool tile, bool team_size) {
+  if (tile && dispatch != "all" && dispatch != "mdrange") throw std::invalid_argument("--tile applies to --dispatch mdrange");
+  if (team_size && dispatch != "all" && dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
+}
+
 std::array<index_t, 4> parse_tile(const std::string& text) {
   const Coord t = [&] {
     try {
@@ -302,14 +307,9 @@ DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
   cfg.layout = parse_layout(layout);
   cfg.compress = compress;
   cfg.nrhs = nrhs;
-  if (!tile.empty()) {
-    if (cfg.dispatch != Dispatch::MDRange) throw std::invalid_argument("--tile applies to --dispatch mdrange only");
-    cfg.tile = parse_tile(tile);
-  }
-  if (team_size > 0) {
-    if (cfg.dispatch != Dispatch::Team) throw std::invalid_argument("--team-size applies to --dispatch team only");
-    cfg.team_size = team_size;
-  }
+  check_launch_shape(dispatch, !tile.empty(), team_size > 0);
+  if (!tile.empty()) cfg.tile = parse_tile(tile);
+  if (team_size > 0) cfg.team_size = team_size;
   return cfg;
 }
 
