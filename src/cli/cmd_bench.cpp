@@ -37,14 +37,14 @@ int run_bench(const BenchOptions& o) {
   constexpr bool kDevice = !Space::host_accessible;
   if (o.threads > 0) omp_set_num_threads(o.threads);
   const Geometry geom(o.dims);
-  const SimdIsa isa = kDevice ? SimdIsa::Simt : parse_simd(o.simd);
+  const SimdIsa isa = kDevice ? SimdIsa::Simt : simd_isa(o.simd);
   const int F = sizeof(Real);
-  const auto kernels = expand(o.kernel, {"naive", "mrhs", "vnode"});
-  const auto dispatches = expand(o.dispatch, {"range", "team", "mdrange"});
+  const auto kernels = expand(o.kernel, {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode});
+  const auto dispatches = expand(o.dispatch, {Dispatch::Range, Dispatch::Team, Dispatch::MDRange});
   const std::array<index_t, 4> user_tile = o.tile.empty() || o.tile == "auto" ? DslashConfig{}.tile : parse_tile(o.tile);
   // A GPU team is a block: one warp by default.
   const int user_team = o.team_size.empty() || o.team_size == "auto" ? (kDevice ? 32 : 1) : std::stoi(o.team_size);
-  if (o.block_z != 0 && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--block-z applies to --dispatch team");
+  if (o.block_z != 0 && o.dispatch && *o.dispatch != Dispatch::Team) throw std::invalid_argument("--block-z applies to --dispatch team");
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
   run.where = "lattice " + geom.to_string();
@@ -76,7 +76,7 @@ int run_bench(const BenchOptions& o) {
         (void)DslashKernel<Real, Space>::check_config(geom, req.cfg);
         requests.push_back(req);
       } catch (const std::invalid_argument& e) {
-        if (o.kernel != "all") throw;
+        if (o.kernel) throw;
         skipped.push_back(e.what());
       }
     }
@@ -101,7 +101,7 @@ int run_bench(const BenchOptions& o) {
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
   bench::run_variants<std::invalid_argument>(
-      b, requests, o.kernel == "all", true, 1, [&](const bench::VariantRequest& request) { return bench.run(request); }, [] {});
+      b, requests, !o.kernel, true, 1, [&](const bench::VariantRequest& request) { return bench.run(request); }, [] {});
   bench::check_footprints(b.run, b.results);
   const auto& results = b.results;
 
@@ -152,11 +152,11 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<BenchOptions>();
   auto* cmd = app.add_subcommand("bench", "time every kernel x dispatch and compare with the machine's roofline");
   add_lattice_option(*cmd, o->dims, "32x32x32x32");
-  cmd->add_option("--kernel", o->kernel, "kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode", "all"}))->capture_default_str();
-  cmd->add_option("--dispatch", o->dispatch, "dispatch")->check(CLI::IsMember({"range", "team", "mdrange", "all"}))->capture_default_str();
+  add_kernel_option(*cmd, o->kernel, "all", "kernel");
+  add_dispatch_option(*cmd, o->dispatch, true, "dispatch");
   add_precision_option(*cmd, o->prec, "precision");
   add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides for mrhs (default: the SIMD lanes)");
-  cmd->add_option("--simd", o->simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)")->capture_default_str();
+  add_simd_option(*cmd, o->simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)");
   cmd->add_option("--tile", o->tile, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
   cmd->add_option_function<std::string>(
          "--team-size",
@@ -170,9 +170,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
                  "outer z extent = index order)");
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
   add_schedule_option(*cmd);
-  cmd->add_option("--parity", o->parity, "output sites")->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
-  cmd->add_option("--layout", o->layout, "spinor storage: right (site-major) or left (component-major)")
-      ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
+  add_parity_option(*cmd, o->parity, "output sites");
+  add_layout_option(*cmd, o->layout);
   cmd->add_flag("--dagger", o->dagger, "time D^dagger");
   add_compress_option(*cmd, o->compress);
   add_int_option(*cmd, "--iters", o->iters, 1, 100000, "timed calls per variant")->default_str(std::to_string(o->iters));
@@ -190,8 +189,8 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->needs("--mpi");
   add_backend_option(*cmd, o->backend);
   cmd->callback([o, cmd, &exit_code] {
-    if (o->kernel == "naive" || o->kernel == "vnode")
-      reject_given(*cmd, {"--nrhs"}, "to --kernel " + o->kernel + ", which takes one right-hand side (--nrhs is for mrhs)");
+    if (o->kernel == KernelFamily::Naive || o->kernel == KernelFamily::Vnode)
+      reject_given(*cmd, {"--nrhs"}, "to --kernel " + std::string(to_string(*o->kernel)) + ", which takes one right-hand side (--nrhs is for mrhs)");
     reject_simd_for_naive(o->kernel, o->simd);
     check_launch_shape(o->dispatch, !o->tile.empty(), !o->team_size.empty());  // the MPI run's too
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
