@@ -16,18 +16,14 @@ namespace dslash::cli {
 struct BenchOptions {
   Coord dims{32, 32, 32, 32};
   std::optional<KernelFamily> kernel;  // nullopt: all
-  std::optional<Dispatch> dispatch;    // nullopt: all
-  std::optional<SimdIsa> simd;         // nullopt: auto
-  std::string tile, team_size, json;
-  Subset parity = Subset::Even;
-  SpinorLayout layout = SpinorLayout::Right;
-  Precision prec = Precision::Single;
+  KernelOptions k{.dispatch = std::nullopt, .prec = Precision::Single};  // every dispatch unless --dispatch
+  std::string json;
   Backend backend = Backend::Cpu;
   std::string halo_messages = "per-peer";  // with --mpi: one message per peer, or per-face
   int halo_chunks = 0;                     // with --mpi --comms-overlap chunks: interior slabs (0: automatic)
-  int nrhs = 0, threads = 0, iters = 10, warmup = 2, compress = 18;
+  int nrhs = 0, threads = 0, iters = 10, warmup = 2;
   int block_z = 0;  // team launches: traversal block in outer z-planes; 0: from the cache
-  bool dagger = false, check = false, csv = false, traffic = false, verbose = false;
+  bool check = false, csv = false, traffic = false, verbose = false;
   std::uint64_t seed = 1;
   MpiOptions mpi;
 };
@@ -46,10 +42,10 @@ inline DslashConfig variant_config(const BenchOptions& o, KernelFamily kernel, D
   cfg.kernel = kernel;
   cfg.dispatch = dispatch;
   cfg.isa = isa;
-  cfg.out = o.parity;
-  cfg.dagger = o.dagger;
-  cfg.layout = o.layout;
-  cfg.compress = o.compress;
+  cfg.out = o.k.parity;
+  cfg.dagger = o.k.dagger;
+  cfg.layout = o.k.layout;
+  cfg.compress = o.k.compress;
   cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, bytes_per_real)) : 1;
   if (cfg.dispatch == Dispatch::Team) cfg.block_z = o.block_z;
   return cfg;
@@ -68,9 +64,9 @@ inline bench::RunInfo run_info(const BenchOptions& o, SimdIsa isa, int bytes_per
   run.bytes_per_real = bytes_per_real;
   run.iters = o.iters;
   run.warmup = o.warmup;
-  run.parity = to_string(o.parity);
-  run.dagger = o.dagger;
-  run.compress = o.compress;
+  run.parity = to_string(o.k.parity);
+  run.dagger = o.k.dagger;
+  run.compress = o.k.compress;
   return run;
 }
 

@@ -110,6 +110,9 @@ CLI::Option* add_simd_option(CLI::App& cmd, std::optional<SimdIsa>& simd, const 
 SimdIsa simd_isa(std::optional<SimdIsa> simd);
 CLI::Option* add_parity_option(CLI::App& cmd, Subset& parity, const std::string& help);  // --parity even|odd|full
 CLI::Option* add_layout_option(CLI::App& cmd, SpinorLayout& layout);                      // --layout right|left
+// --tile a.b.c.d and --team-size N into o; with `tune` (bench) also auto (o.tune_tile, o.tune_team_size).
+CLI::Option* add_tile_option(CLI::App& cmd, struct KernelOptions& o, bool tune, const std::string& help);
+CLI::Option* add_team_size_option(CLI::App& cmd, struct KernelOptions& o, bool tune, const std::string& help);
 
 // --prec single|double and --backend cpu|cuda, parsed as the command line is read.
 enum class Precision { Single, Double };
@@ -140,9 +143,10 @@ struct KernelOptions {
   std::optional<SimdIsa> simd;                         // nullopt: auto, the best this CPU runs
   Subset parity = Subset::Even;
   SpinorLayout layout = SpinorLayout::Right;
-  std::string tile;
+  std::string tile;   // a.b.c.d as given; empty: not given
   Precision prec = Precision::Double;
   int team_size = 0;  // 0: not given
+  bool tune_tile = false, tune_team_size = false;  // bench's --tile auto, --team-size auto
   int compress = 18;
   bool dagger = false;
   // Throws std::invalid_argument for an inconsistent combination (e.g. --tile without mdrange).

@@ -213,11 +213,34 @@ CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::str
   return add_choice_option(cmd, "--prec", prec, {{"double", Precision::Double}, {"single", Precision::Single}}, help);
 }
 
+CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help) {
+  return cmd.add_option_function<std::string>(
+      "--tile",
+      [&o, tune](const std::string& text) {
+        o.tune_tile = tune && text == "auto";
+        o.tile = o.tune_tile ? "" : text;
+      },
+      help);
+}
+
+CLI::Option* add_team_size_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help) {
+  if (!tune) return add_int_option(cmd, "--team-size", o.team_size, 1, TeamPolicy<>::team_size_max(), help);
+  return cmd
+      .add_option_function<std::string>(
+          "--team-size",
+          [&o](const std::string& text) {
+            o.tune_team_size = text == "auto";
+            o.team_size = o.tune_team_size ? 0 : static_cast<int>(parse_whole_number("--team-size", text, 1, TeamPolicy<>::team_size_max(), ", or auto"));
+          },
+          help)
+      ->type_name("N|auto");
+}
+
 void add_launch_options(CLI::App& cmd, KernelOptions& o) {
   add_dispatch_option(cmd, o.dispatch, false, "dispatch policy");
   add_simd_option(cmd, o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto");
-  cmd.add_option("--tile", o.tile, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
-  add_int_option(cmd, "--team-size", o.team_size, 1, TeamPolicy<>::team_size_max(), "threads per team for --dispatch team");
+  add_tile_option(cmd, o, false, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
+  add_team_size_option(cmd, o, false, "threads per team for --dispatch team");
   add_layout_option(cmd, o.layout);
 }
 
