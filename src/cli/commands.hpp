@@ -110,9 +110,6 @@ CLI::Option* add_simd_option(CLI::App& cmd, std::optional<SimdIsa>& simd, const 
 SimdIsa simd_isa(std::optional<SimdIsa> simd);
 CLI::Option* add_parity_option(CLI::App& cmd, Subset& parity, const std::string& help);  // --parity even|odd|full
 CLI::Option* add_layout_option(CLI::App& cmd, SpinorLayout& layout);                      // --layout right|left
-// --tile a.b.c.d and --team-size N into o; with `tune` (bench) also auto (o.tune_tile, o.tune_team_size).
-CLI::Option* add_tile_option(CLI::App& cmd, struct KernelOptions& o, bool tune, const std::string& help);
-CLI::Option* add_team_size_option(CLI::App& cmd, struct KernelOptions& o, bool tune, const std::string& help);
 
 // --prec single|double and --backend cpu|cuda, parsed as the command line is read.
 enum class Precision { Single, Double };
@@ -153,6 +150,9 @@ struct KernelOptions {
   DslashConfig config(KernelFamily kernel, int nrhs) const;
 };
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);
+// --tile a.b.c.d and --team-size N into o; with `tune` (bench) also auto (o.tune_tile, o.tune_team_size).
+CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help);
+CLI::Option* add_team_size_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help);
 // Only how a kernel is launched: --dispatch, --simd, --tile, --team-size, --layout.
 void add_launch_options(CLI::App& cmd, KernelOptions& options);
 
