@@ -120,7 +120,8 @@ if [ -n "$wide" ]; then  # 16 lanes: L0 = 4 cannot fold, 3 right-hand sides do n
   expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel vnode --simd "$wide"
   expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel mrhs --simd "$wide"
 fi
-expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --tile 2.2.2.2
+expect_message "error: --tile applies to --dispatch mdrange$" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --tile 2.2.2.2
+expect_message "error: --team-size applies to --dispatch team$" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --team-size 2
 expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --dispatch mdrange --tile 2.2.2
 expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx9000
 expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel naive --nrhs 2

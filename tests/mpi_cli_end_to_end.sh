@@ -155,6 +155,9 @@ expect_mpi_error 2 "say how they split the lattice with --mpi" bench --lattice 8
 expect_mpi_error 4 "is a grid of 2 ranks, but 4 were started" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
 expect_mpi_error 2 "verbose requires --mpi" bench --lattice 8x8x8x8 --iters 1 --verbose
 expect_mpi_error 2 "comms-overlap: sometimes not in {on,off,chunks,thread}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --comms-overlap sometimes
+# The launch-shape options are checked as in one process, not ignored.
+expect_mpi_error 2 "error: --tile applies to --dispatch mdrange$" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --dispatch range --tile 2.2.2.2
+expect_mpi_error 2 "error: --team-size applies to --dispatch team$" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --dispatch range --team-size 2
 expect_mpi_error 2 "halo-chunks 0: too small" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-chunks 0
 expect_mpi_error 2 "expected four rank counts" bench --mpi 1.2 --iters 1
 # Links the compression cannot store: rank 0 reads the file and refuses it for every rank.

@@ -145,6 +145,7 @@ ok=(solve --gauge U.nersc --in b.npy --out x.npy --json x.json)
 expect_message "4 + m must be positive" "${ok[@]}" --mass -4
 expect_message "4 + m must be positive" "${ok[@]}" --mass -5.5
 expect_message "--mass abc: not a finite number" "${ok[@]}" --mass abc
+expect_message "error: --tile applies to --dispatch mdrange$" "${ok[@]}" --mass 0.1 --tile 2.2.2.2
 expect_message "--mass nan: not a finite number" "${ok[@]}" --mass nan
 expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol 0
 expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol -1e-10

@@ -15,36 +15,37 @@ namespace dslash::cli {
 
 struct BenchOptions {
   Coord dims{32, 32, 32, 32};
-  std::string kernel = "all", dispatch = "all", simd = "auto", tile, team_size, parity = "even", layout = "right", json;
-  Precision prec = Precision::Single;
+  std::optional<KernelFamily> kernel;  // nullopt: all
+  KernelOptions k{.dispatch = std::nullopt, .prec = Precision::Single};  // every dispatch unless --dispatch
+  std::string json;
   Backend backend = Backend::Cpu;
   std::string halo_messages = "per-peer";  // with --mpi: one message per peer, or per-face
   int halo_chunks = 0;                     // with --mpi --comms-overlap chunks: interior slabs (0: automatic)
-  int nrhs = 0, threads = 0, iters = 10, warmup = 2, compress = 18;
+  int nrhs = 0, threads = 0, iters = 10, warmup = 2;
   int block_z = 0;  // team launches: traversal block in outer z-planes; 0: from the cache
-  bool dagger = false, check = false, csv = false, traffic = false, verbose = false;
+  bool check = false, csv = false, traffic = false, verbose = false;
   std::uint64_t seed = 1;
   MpiOptions mpi;
 };
 
-// "all" -> every name; anything else -> itself.
-inline std::vector<std::string> expand(const std::string& value, std::initializer_list<const char*> all) {
-  if (value != "all") return {value};
-  return {all.begin(), all.end()};
+// nullopt (all) -> every value; a value -> itself.
+template <class E>
+std::vector<E> expand(std::optional<E> value, std::initializer_list<E> all) {
+  if (value) return {*value};
+  return all;
 }
 
 // The launch configuration of one variant (kernel x dispatch) from the options; the caller adds
 // the launch shape. mrhs takes --nrhs, or one right-hand side per SIMD lane.
-inline DslashConfig variant_config(const BenchOptions& o, const std::string& kernel, const std::string& dispatch, SimdIsa isa,
-                                   int bytes_per_real) {
+inline DslashConfig variant_config(const BenchOptions& o, KernelFamily kernel, Dispatch dispatch, SimdIsa isa, int bytes_per_real) {
   DslashConfig cfg;
-  cfg.kernel = parse_kernel(kernel);
-  cfg.dispatch = parse_dispatch(dispatch);
+  cfg.kernel = kernel;
+  cfg.dispatch = dispatch;
   cfg.isa = isa;
-  cfg.out = o.parity == "full" ? Subset::Full : o.parity == "even" ? Subset::Even : Subset::Odd;
-  cfg.dagger = o.dagger;
-  cfg.layout = parse_layout(o.layout);
-  cfg.compress = o.compress;
+  cfg.out = o.k.parity;
+  cfg.dagger = o.k.dagger;
+  cfg.layout = o.k.layout;
+  cfg.compress = o.k.compress;
   cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, bytes_per_real)) : 1;
   if (cfg.dispatch == Dispatch::Team) cfg.block_z = o.block_z;
   return cfg;
@@ -59,13 +60,13 @@ inline bench::RunInfo run_info(const BenchOptions& o, SimdIsa isa, int bytes_per
   run.threads = omp_get_max_threads();
   run.isa = isa;
   run.isas = {isa};
-  if (isa != SimdIsa::Scalar && o.kernel != "mrhs" && o.kernel != "vnode") run.isas.push_back(SimdIsa::Scalar);  // naive runs scalar
+  if (isa != SimdIsa::Scalar && o.kernel != KernelFamily::Mrhs && o.kernel != KernelFamily::Vnode) run.isas.push_back(SimdIsa::Scalar);  // naive runs scalar
   run.bytes_per_real = bytes_per_real;
   run.iters = o.iters;
   run.warmup = o.warmup;
-  run.parity = o.parity;
-  run.dagger = o.dagger;
-  run.compress = o.compress;
+  run.parity = to_string(o.k.parity);
+  run.dagger = o.k.dagger;
+  run.compress = o.k.compress;
   return run;
 }
 

@@ -23,7 +23,8 @@ namespace dslash::cli {
 namespace {
 
 struct ApplyOptions {
-  std::string gauge, in, out, kernel = "reference";
+  std::string gauge, in, out;
+  std::optional<KernelFamily> kernel;  // nullopt: the reference
   int nrhs = 0;  // 0: as many as the input file holds
   bool batched = false;  // the input has the 7-D shape (N, L3, L2, L1, L0, 4, 3), so the output too
   Backend backend = Backend::Cpu;
@@ -48,7 +49,7 @@ std::vector<SpinorField<double>> apply_each(Op& op, int per_call, const std::vec
 }
 
 int spinors_per_call(const ApplyOptions& o, std::size_t spinors) {
-  return parse_kernel(o.kernel) == KernelFamily::Mrhs ? static_cast<int>(spinors) : 1;
+  return o.kernel == KernelFamily::Mrhs ? static_cast<int>(spinors) : 1;
 }
 
 // The operator on every input spinor with a fast kernel in precision Real, its fields in Space
@@ -58,7 +59,7 @@ std::vector<SpinorField<double>> apply_kernel(const ApplyOptions& o, const Gauge
                                               const std::vector<SpinorField<double>>& in_full) {
   const int per_call = spinors_per_call(o, in_full.size());
   const DslashKernel<Real, Space> d(convert_precision<Real>(u_double),
-                                    with_host_cache_policy<Real, Space>(o.k.config(parse_kernel(o.kernel), per_call), u_double.geometry()));
+                                    with_host_cache_policy<Real, Space>(o.k.config(o.kernel.value(), per_call), u_double.geometry()));
   return apply_each<Real>(d, per_call, in_full);
 }
 
@@ -77,7 +78,7 @@ void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>&
                                 " not written");
   io::write_spinors_npy(o.out, out, o.k.prec == Precision::Single ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, o.batched);
   std::printf("wrote %s: %s%s (%s) on %zu spinor(s), %s sites, %s\n", o.out.c_str(), "D", o.k.dagger ? "^dagger" : "",
-              o.kernel.c_str(), spinors, o.k.parity.c_str(), where.c_str());
+              o.kernel ? to_string(*o.kernel) : "reference", spinors, to_string(o.k.parity), where.c_str());
 }
 
 #if defined(DSLASH_HAVE_MPI)
@@ -89,7 +90,7 @@ void apply_distributed(ApplyOptions& o) {
 #if defined(DSLASH_HAVE_CUDA)
   if constexpr (!Space::host_accessible) mpi::bind_gpu(MPI_COMM_WORLD, o.mpi.gpu_per_rank);
 #endif
-  if (o.kernel == "reference") throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
+  if (!o.kernel) throw std::invalid_argument("apply: the reference kernel runs in one process; pick naive, mrhs or vnode for --mpi");
   check_files({{"--gauge", o.gauge}, {"--in", o.in}}, {{"--out", o.out}});
   int rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -115,7 +116,7 @@ void apply_distributed(ApplyOptions& o) {
   std::vector<SpinorField<double>> in;
   for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const int per_call = spinors_per_call(o, in.size());
-  mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), with_host_cache_policy<Real, Space>(o.k.config(parse_kernel(o.kernel), per_call), grid.local()),
+  mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), with_host_cache_policy<Real, Space>(o.k.config(o.kernel.value(), per_call), grid.local()),
                                  {.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo), .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo),
                                   .complete = mpi::parse_halo_complete(o.mpi.halo_complete)});
   struct Overlapped {  // HaloDslash with the progress strategy bound, as apply_each calls it
@@ -136,18 +137,18 @@ void apply_distributed(ApplyOptions& o) {
 
 void add_apply_command(CLI::App& app) {
   auto opt = std::make_shared<ApplyOptions>();
-  opt->k.parity = "full";
+  opt->k.parity = Subset::Full;
   auto* cmd = app.add_subcommand("apply", "apply D (or D^dagger) to the spinors of a .npy file");
   cmd->add_option("--gauge", opt->gauge, "NERSC gauge file")->required()->check(CLI::ExistingFile);
   cmd->add_option("--in", opt->in, "input .npy spinor(s)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--out", opt->out, "output .npy spinor(s), full lattice")->required();
-  cmd->add_option("--kernel", opt->kernel, "kernel")->check(CLI::IsMember({"reference", "naive", "mrhs", "vnode"}))->capture_default_str();
+  add_kernel_option(*cmd, opt->kernel, "reference", "kernel");
   add_int_option(*cmd, "--nrhs", opt->nrhs, 1, kMaxRhs, "right-hand sides in the input (default: as many as it holds)");
   add_kernel_options(*cmd, opt->k);
   add_mpi_options(*cmd, opt->mpi);
   add_backend_option(*cmd, opt->backend);
   cmd->callback([opt, cmd] {
-    if (opt->kernel == "reference")
+    if (!opt->kernel)
       reject_given(*cmd, {"--dispatch", "--tile", "--team-size", "--simd", "--layout", "--compress", "--backend"},
                    "to --kernel reference, which has no launch options (they are for naive, mrhs and vnode)");
     if (opt->backend == Backend::Cuda) require_cuda(*cmd, {"--simd", "--layout"}, opt->mpi.distributed());
@@ -159,7 +160,7 @@ void add_apply_command(CLI::App& app) {
 #endif
       return;
     }
-    const bool reference = opt->kernel == "reference";
+    const bool reference = !opt->kernel;
     if (reference && opt->k.prec != Precision::Double)
       throw std::invalid_argument("apply: the reference kernel computes in double precision only; use --prec double");
     check_files({{"--gauge", opt->gauge}, {"--in", opt->in}}, {{"--out", opt->out}});

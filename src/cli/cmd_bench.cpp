@@ -37,21 +37,19 @@ int run_bench(const BenchOptions& o) {
   constexpr bool kDevice = !Space::host_accessible;
   if (o.threads > 0) omp_set_num_threads(o.threads);
   const Geometry geom(o.dims);
-  const SimdIsa isa = kDevice ? SimdIsa::Simt : parse_simd(o.simd);
+  const SimdIsa isa = kDevice ? SimdIsa::Simt : simd_isa(o.k.simd);
   const int F = sizeof(Real);
-  const auto kernels = expand(o.kernel, {"naive", "mrhs", "vnode"});
-  const auto dispatches = expand(o.dispatch, {"range", "team", "mdrange"});
-  const std::array<index_t, 4> user_tile = o.tile.empty() || o.tile == "auto" ? DslashConfig{}.tile : parse_tile(o.tile);
+  const auto kernels = expand(o.kernel, {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode});
+  const auto dispatches = expand(o.k.dispatch, {Dispatch::Range, Dispatch::Team, Dispatch::MDRange});
+  const std::array<index_t, 4> user_tile = o.k.tile.empty() ? DslashConfig{}.tile : parse_tile(o.k.tile);
   // A GPU team is a block: one warp by default.
-  const int user_team = o.team_size.empty() || o.team_size == "auto" ? (kDevice ? 32 : 1) : std::stoi(o.team_size);
-  if (!o.tile.empty() && o.dispatch != "all" && o.dispatch != "mdrange") throw std::invalid_argument("--tile applies to --dispatch mdrange");
-  if (!o.team_size.empty() && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--team-size applies to --dispatch team");
-  if (o.block_z != 0 && o.dispatch != "all" && o.dispatch != "team") throw std::invalid_argument("--block-z applies to --dispatch team");
+  const int user_team = o.k.team_size > 0 ? o.k.team_size : (kDevice ? 32 : 1);
+  if (o.block_z != 0 && o.k.dispatch && *o.k.dispatch != Dispatch::Team) throw std::invalid_argument("--block-z applies to --dispatch team");
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
   run.where = "lattice " + geom.to_string();
   run.sites_per_parity = geom.half_volume();
-  run.footprint_bytes = bench::footprint_bytes<Real>(geom, o.compress);
+  run.footprint_bytes = bench::footprint_bytes<Real>(geom, o.k.compress);
   run.extra["backend"] = kDevice ? "cuda" : "cpu";
   if constexpr (kDevice) {
 #if defined(DSLASH_HAVE_CUDA)
@@ -72,13 +70,13 @@ int run_bench(const BenchOptions& o) {
       req.cfg = variant_config(o, k, disp, isa, F);
       req.cfg.tile = user_tile;
       req.cfg.team_size = user_team;
-      req.tune_tile = req.cfg.dispatch == Dispatch::MDRange && o.tile == "auto";
-      req.tune_team = req.cfg.dispatch == Dispatch::Team && o.team_size == "auto";
+      req.tune_tile = req.cfg.dispatch == Dispatch::MDRange && o.k.tune_tile;
+      req.tune_team = req.cfg.dispatch == Dispatch::Team && o.k.tune_team_size;
       try {
         (void)DslashKernel<Real, Space>::check_config(geom, req.cfg);
         requests.push_back(req);
       } catch (const std::invalid_argument& e) {
-        if (o.kernel != "all") throw;
+        if (o.kernel) throw;
         skipped.push_back(e.what());
       }
     }
@@ -86,7 +84,7 @@ int run_bench(const BenchOptions& o) {
   for (const auto& s : skipped) std::fprintf(stderr, "skipped: %s\n", s.c_str());
 
   std::unique_ptr<bench::TuneCache> cache;
-  if (o.tile == "auto" || o.team_size == "auto") {
+  if (o.k.tune_tile || o.k.tune_team_size) {
     cache = std::make_unique<bench::TuneCache>(bench::TuneCache::default_path());
     if (cache->writable()) std::fprintf(stderr, "tune cache: %s (%zu entries)\n", cache->path().c_str(), cache->size());
     else cache.reset();  // not a tune cache: its warning said so, and the run tunes without one
@@ -103,7 +101,7 @@ int run_bench(const BenchOptions& o) {
     std::fprintf(stderr, "warning: OMP_PROC_BIND/OMP_PLACES unset: threads may migrate; for stable numbers export OMP_PROC_BIND=close OMP_PLACES=cores\n");
 
   bench::run_variants<std::invalid_argument>(
-      b, requests, o.kernel == "all", true, 1, [&](const bench::VariantRequest& request) { return bench.run(request); }, [] {});
+      b, requests, !o.kernel, true, 1, [&](const bench::VariantRequest& request) { return bench.run(request); }, [] {});
   bench::check_footprints(b.run, b.results);
   const auto& results = b.results;
 
@@ -135,7 +133,7 @@ int run_bench(const BenchOptions& o) {
       std::printf("# traffic: the kernel's loads and stores alone, in its order, one add per load and no Dslash (GFLOP/s at 1320 per "
                   "site, timed by the same rule); %% trfc: the kernel's rate as a share of it, near 100%% where its loads and stores, "
                   "not its arithmetic, set its time\n");
-    if (o.tile == "auto" || o.team_size == "auto") std::printf("# * launch shape from the tuner or the tune cache\n");
+    if (o.k.tune_tile || o.k.tune_team_size) std::printf("# * launch shape from the tuner or the tune cache\n");
     for (const auto& s : b.skipped) std::printf("# skipped: %s\n", s.c_str());
   }
   for (const auto& r : results)
@@ -154,29 +152,22 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   auto o = std::make_shared<BenchOptions>();
   auto* cmd = app.add_subcommand("bench", "time every kernel x dispatch and compare with the machine's roofline");
   add_lattice_option(*cmd, o->dims, "32x32x32x32");
-  cmd->add_option("--kernel", o->kernel, "kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode", "all"}))->capture_default_str();
-  cmd->add_option("--dispatch", o->dispatch, "dispatch")->check(CLI::IsMember({"range", "team", "mdrange", "all"}))->capture_default_str();
-  add_precision_option(*cmd, o->prec, "precision");
+  add_kernel_option(*cmd, o->kernel, "all", "kernel");
+  add_dispatch_option(*cmd, o->k.dispatch, true, "dispatch");
+  add_precision_option(*cmd, o->k.prec, "precision");
   add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides for mrhs (default: the SIMD lanes)");
-  cmd->add_option("--simd", o->simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)")->capture_default_str();
-  cmd->add_option("--tile", o->tile, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
-  cmd->add_option_function<std::string>(
-         "--team-size",
-         [&team = o->team_size](const std::string& text) {
-           team = text == "auto" ? text : std::to_string(parse_whole_number("--team-size", text, 1, TeamPolicy<>::team_size_max(), ", or auto"));
-         },
-         "threads per team, or auto to tune (and cache) it")
-      ->type_name("N|auto");
+  add_simd_option(*cmd, o->k.simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)");
+  add_tile_option(*cmd, o->k, true, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
+  add_team_size_option(*cmd, o->k, true, "threads per team, or auto to tune (and cache) it");
   add_int_option(*cmd, "--block-z", o->block_z, 1, 1 << 20,
                  "team launches: visit the sites in blocks of N outer z-planes, t inside each (default: from the last-level cache; the "
                  "outer z extent = index order)");
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
   add_schedule_option(*cmd);
-  cmd->add_option("--parity", o->parity, "output sites")->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
-  cmd->add_option("--layout", o->layout, "spinor storage: right (site-major) or left (component-major)")
-      ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
-  cmd->add_flag("--dagger", o->dagger, "time D^dagger");
-  add_compress_option(*cmd, o->compress);
+  add_parity_option(*cmd, o->k.parity, "output sites");
+  add_layout_option(*cmd, o->k.layout);
+  cmd->add_flag("--dagger", o->k.dagger, "time D^dagger");
+  add_compress_option(*cmd, o->k.compress);
   add_int_option(*cmd, "--iters", o->iters, 1, 100000, "timed calls per variant")->default_str(std::to_string(o->iters));
   add_int_option(*cmd, "--warmup", o->warmup, 0, 100000, "untimed calls first")->default_str(std::to_string(o->warmup));
   add_seed_option(*cmd, o->seed, "random seed of the gauge field and spinors");
@@ -192,21 +183,22 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       ->needs("--mpi");
   add_backend_option(*cmd, o->backend);
   cmd->callback([o, cmd, &exit_code] {
-    if (o->kernel == "naive" || o->kernel == "vnode")
-      reject_given(*cmd, {"--nrhs"}, "to --kernel " + o->kernel + ", which takes one right-hand side (--nrhs is for mrhs)");
-    reject_simd_for_naive(o->kernel, o->simd);
+    if (o->kernel == KernelFamily::Naive || o->kernel == KernelFamily::Vnode)
+      reject_given(*cmd, {"--nrhs"}, "to --kernel " + std::string(to_string(*o->kernel)) + ", which takes one right-hand side (--nrhs is for mrhs)");
+    reject_simd_for_naive(o->kernel, o->k.simd);
+    check_launch_shape(o->k.dispatch, !o->k.tile.empty() || o->k.tune_tile, o->k.team_size > 0 || o->k.tune_team_size);  // the MPI run's too
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
-    if (o->backend == Backend::Cpu && !o->team_size.empty() && o->team_size != "auto")
-      warn_if_team_oversubscribes(std::stoi(o->team_size), o->threads > 0 ? o->threads : omp_get_max_threads());
+    if (o->backend == Backend::Cpu && o->k.team_size > 0)
+      warn_if_team_oversubscribes(o->k.team_size, o->threads > 0 ? o->threads : omp_get_max_threads());
     check_files({}, {{"--json", o->json}});  // now, not after minutes of measuring
     o->mpi.check_backend(o->backend);
     if (o->backend == Backend::Cuda)
       require_cuda(*cmd, distributed ? std::initializer_list<const char*>{"--simd", "--threads", "--schedule", "--layout"}
                                      : std::initializer_list<const char*>{"--simd", "--threads", "--schedule", "--layout", "--traffic"},
                    distributed);
-    exit_code = with_precision_and_backend(o->prec, o->backend, [&]<class Real, class Space>() {
+    exit_code = with_precision_and_backend(o->k.prec, o->backend, [&]<class Real, class Space>() {
 #if defined(DSLASH_HAVE_MPI)
       if (distributed) return run_bench_mpi<Real, Space>(*o);
 #endif

@@ -12,24 +12,23 @@ template <class Real, class Space>
 int run_bench_mpi(const BenchOptions& o) {
   constexpr bool kDevice = !Space::host_accessible;
   if (o.threads > 0) omp_set_num_threads(o.threads);
-  if (o.tile == "auto" || o.team_size == "auto")
+  if (o.k.tune_tile || o.k.tune_team_size)
     throw std::invalid_argument("--tile/--team-size auto tune in one process: tune on the local lattice without --mpi, then pass the result");
   const int F = sizeof(Real);
   bench::MpiBenchConfig c;
   c.grid = mpi::parse_grid(o.mpi.grid);
-  const SimdIsa isa = kDevice ? SimdIsa::Simt : parse_simd(o.simd);
-  const std::array<index_t, 4> tile = o.tile.empty() ? DslashConfig{}.tile : parse_tile(o.tile);
-  // the parser took only 1..max; a GPU team is a block: one warp by default
-  const int team = o.team_size.empty() ? (kDevice ? 32 : 1) : std::stoi(o.team_size);
-  for (const auto& k : expand(o.kernel, {"naive", "mrhs", "vnode"}))
-    for (const auto& disp : expand(o.dispatch, {"range", "team", "mdrange"})) {
+  const SimdIsa isa = kDevice ? SimdIsa::Simt : simd_isa(o.k.simd);
+  const std::array<index_t, 4> tile = o.k.tile.empty() ? DslashConfig{}.tile : parse_tile(o.k.tile);
+  const int team = o.k.team_size > 0 ? o.k.team_size : (kDevice ? 32 : 1);  // a GPU team is a block: one warp by default
+  for (KernelFamily k : expand(o.kernel, {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}))
+    for (Dispatch disp : expand(o.k.dispatch, {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})) {
       DslashConfig cfg = variant_config(o, k, disp, isa, F);
       if (cfg.dispatch == Dispatch::MDRange) cfg.tile = tile;
       if (cfg.dispatch == Dispatch::Team) cfg.team_size = team;
       c.variants.push_back({.cfg = cfg});
     }
   c.run = run_info(o, isa, F);
-  c.skip_refused = o.kernel == "all";
+  c.skip_refused = !o.kernel;
   c.settings = {.iters = o.iters, .warmup = o.warmup, .check = o.check, .seed = o.seed};
   c.halo = {.coalesce = o.halo_messages == "per-peer",
             .chunks = o.halo_chunks,

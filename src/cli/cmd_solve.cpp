@@ -21,15 +21,20 @@
 
 namespace dslash::cli {
 
+const char* to_string(SolveMethod m) { return m == SolveMethod::Cgnr ? "cg" : "bicgstab"; }
+const char* to_string(SolvePrecision p) {
+  return p == SolvePrecision::Double ? "double" : p == SolvePrecision::Single ? "single" : "mixed";
+}
+
 SolveConfig solve_config(const SolveOptions& o, int per_solve, int print_every) {
-  SolveConfig c{.method = o.solver == "cg" ? SolveMethod::Cgnr : SolveMethod::BiCGStab,
-                .precision = o.prec == "double" ? SolvePrecision::Double : o.prec == "single" ? SolvePrecision::Single : SolvePrecision::Mixed,
+  SolveConfig c{.method = o.solver,
+                .precision = o.prec,
                 .backend = o.backend == Backend::Cuda ? SolveBackend::Cuda : SolveBackend::Cpu,
                 .mass = o.mass,
                 .tolerance = o.tol,
                 .max_iterations = o.maxiter,
                 .reliable_delta = o.reliable_delta,
-                .kernel = o.k.config(parse_kernel(o.kernel), per_solve),
+                .kernel = o.k.config(o.kernel, per_solve),
                 .sloppy_compress = o.sloppy_compress(),
                 .profile = o.profile};
   if (print_every <= 0) return c;
@@ -59,15 +64,17 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides (default: as many as --in holds, else 1); --kernel mrhs solves them in one");
   cmd->add_option("--out", o->out, "write the solution(s) x here (.npy, full lattice)");
   add_real_option(*cmd, "--mass", o->mass, "bare mass m: M = (4 + m) - D/2")->required();
-  cmd->add_option("--solver", o->solver, "CG on the normal equations, or BiCGStab")->check(CLI::IsMember({"cg", "bicgstab"}))->capture_default_str();
-  cmd->add_option("--prec", o->prec, "precision: mixed iterates in single and keeps x and the true residual in double")
-      ->check(CLI::IsMember({"double", "single", "mixed"}))->capture_default_str();
+  add_choice_option(*cmd, "--solver", o->solver, {{"cg", SolveMethod::Cgnr}, {"bicgstab", SolveMethod::BiCGStab}},
+                    "CG on the normal equations, or BiCGStab");
+  add_choice_option(*cmd, "--prec", o->prec,
+                    {{"double", SolvePrecision::Double}, {"single", SolvePrecision::Single}, {"mixed", SolvePrecision::Mixed}},
+                    "precision: mixed iterates in single and keeps x and the true residual in double");
   add_real_option(*cmd, "--tol", o->tol, "stop when ||b - M x|| / ||b|| <= tol")->default_str("1e-10");
   add_int_option(*cmd, "--maxiter", o->maxiter, 1, 100000000, "iteration limit per solve")->default_str(std::to_string(o->maxiter));
   add_real_option(*cmd, "--reliable-delta", o->reliable_delta,
                   "recompute the true residual in the precise precision when the iterated one has fallen by this factor, in (0, 1)")
       ->default_str("0.01");
-  cmd->add_option("--kernel", o->kernel, "Dslash kernel")->check(CLI::IsMember({"naive", "mrhs", "vnode"}))->capture_default_str();
+  add_kernel_option(*cmd, o->kernel, "Dslash kernel");
   add_launch_options(*cmd, o->k);
   add_compress_option(*cmd, o->k.compress);
   cmd->add_option("--compress-sloppy", o->compress_sloppy,
@@ -92,7 +99,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     if (!o->random && o->source != "random") reject_given(*cmd, {"--seed"}, "without --random or --source random");
     reject_simd_for_naive(o->kernel, o->k.simd);
     if (!(4 + o->mass > 0)) throw std::invalid_argument("--mass " + cmd->get_option("--mass")->as<std::string>() + ": 4 + m must be positive (the Wilson matrix's diagonal)");
-    if (o->compress_sloppy != 0 && o->prec != "mixed") throw std::invalid_argument("--compress-sloppy applies to --prec mixed");
+    if (o->compress_sloppy != 0 && o->prec != SolvePrecision::Mixed) throw std::invalid_argument("--compress-sloppy applies to --prec mixed");
     if (!(o->tol > 0)) throw std::invalid_argument("--tol must be positive");
     if (!(o->reliable_delta > 0 && o->reliable_delta < 1)) throw std::invalid_argument("--reliable-delta must be in (0, 1)");
     if (o->threads > 0) {
@@ -114,7 +121,7 @@ void add_solve_command(CLI::App& app, int& exit_code) {
       inputs.u.emplace(gauge_field(*o));
       check_links(*o, *inputs.u);
       inputs.b = sources(*o, inputs.u->geometry(), inputs.batched);
-      out = solve_wilson(solve_config(*o, o->kernel == "mrhs" ? static_cast<int>(inputs.b.size()) : 1, print_every), *inputs.u, inputs.b);
+      out = solve_wilson(solve_config(*o, o->per_solve(static_cast<int>(inputs.b.size())), print_every), *inputs.u, inputs.b);
       where = "lattice " + inputs.u->geometry().to_string();
     }
     // Every rank has the same verdict (the solvers' sums are global); rank 0 alone reports.

@@ -70,7 +70,7 @@ SolveOutcome solve_distributed(const SolveOptions& o, int print_every, SolveInpu
   std::vector<SpinorField<double>> b_local;
   for (int r = 0; r < n; ++r) b_local.push_back(mpi::scatter(grid, root ? &in.b[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const HaloHoppings hoppings(grid, o.mpi);
-  SolveConfig config = solve_config(o, o.kernel == "mrhs" ? n : 1, root ? print_every : 0);
+  SolveConfig config = solve_config(o, o.per_solve(n), root ? print_every : 0);
   config.hopping = &hoppings;
   SolveOutcome out = solve_wilson(config, u_local, b_local);
   std::vector<SpinorField<double>> x;

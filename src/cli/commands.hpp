@@ -5,7 +5,9 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dslash/core/memory_space.hpp"
@@ -55,8 +57,12 @@ void check_files(const std::vector<FileOption>& inputs, const std::vector<FileOp
 // Throws std::invalid_argument "<option> does not apply <why>" for the first of `options` given on
 // `cmd`'s command line: a run never silently ignores an option.
 void reject_given(const CLI::App& cmd, std::initializer_list<const char*> options, const std::string& why);
-// naive runs scalar whatever --simd says: any --simd but scalar or auto is refused for it.
-void reject_simd_for_naive(const std::string& kernel, const std::string& simd);
+// naive runs scalar whatever --simd says: any --simd but scalar or auto (nullopt) is refused for it.
+void reject_simd_for_naive(std::optional<KernelFamily> kernel, std::optional<SimdIsa> simd);
+
+// --tile shapes mdrange launches and --team-size team launches: either given with another --dispatch
+// is refused (one message for every command). dispatch "all" (bench) runs the variants they shape.
+void check_launch_shape(std::optional<Dispatch> dispatch, bool tile, bool team_size);
 
 // "4.4.4.4" (or "4x4x4x4") -> an MDRange tile.
 std::array<index_t, 4> parse_tile(const std::string& text);
@@ -65,8 +71,47 @@ std::array<index_t, 4> parse_tile(const std::string& text);
 // refused while parsing.
 CLI::Option* add_compress_option(CLI::App& cmd, int& compress);
 
-// --prec single|double and --backend cpu|cuda, parsed as the command line is read (a bad value is
-// CLI11's one line, "--backend: gpu not in {cpu,cuda}").
+// An option whose value is one of `choices`, checked by CLI11 as the command line is read (a bad
+// value is its one line, "--backend: gpu not in {cpu,cuda}", the names in this order) and stored
+// as the value it names; the default shown is the name of `value`'s value.
+template <class V>
+CLI::Option* add_choice_option(CLI::App& cmd, const std::string& name, V& value, std::vector<std::pair<std::string, V>> choices,
+                               const std::string& help) {
+  std::vector<std::string> names;
+  std::string current;
+  for (const auto& [text, v] : choices) {
+    names.push_back(text);
+    if (v == value) current = text;
+  }
+  return cmd
+      .add_option_function<std::string>(
+          name,
+          [&value, choices](const std::string& text) {
+            for (const auto& [t, v] : choices)
+              if (t == text) value = v;
+          },
+          help)
+      ->check(CLI::IsMember(names))
+      ->default_str(current);
+}
+
+// --kernel naive|mrhs|vnode. Where a command takes one more word, nullopt stands for it: apply's
+// reference (listed first) or bench's all (listed last).
+CLI::Option* add_kernel_option(CLI::App& cmd, KernelFamily& kernel, const std::string& help);
+CLI::Option* add_kernel_option(CLI::App& cmd, std::optional<KernelFamily>& kernel, const std::string& extra, const std::string& help);
+
+// The launch options, one adder each, for the commands that list them in their own order.
+// --dispatch range|team|mdrange, and `all` (nullopt) where a command runs every dispatch.
+CLI::Option* add_dispatch_option(CLI::App& cmd, std::optional<Dispatch>& dispatch, bool all, const std::string& help);
+// --simd: an instruction set's name (parse_simd's message for any other), or auto (nullopt).
+CLI::Option* add_simd_option(CLI::App& cmd, std::optional<SimdIsa>& simd, const std::string& help);
+// The set to run: --simd's if this build has it and this CPU runs it (parse_simd's message if not;
+// checked at the run, after the options' own checks), else the best this CPU runs.
+SimdIsa simd_isa(std::optional<SimdIsa> simd);
+CLI::Option* add_parity_option(CLI::App& cmd, Subset& parity, const std::string& help);  // --parity even|odd|full
+CLI::Option* add_layout_option(CLI::App& cmd, SpinorLayout& layout);                      // --layout right|left
+
+// --prec single|double and --backend cpu|cuda, parsed as the command line is read.
 enum class Precision { Single, Double };
 enum class Backend { Cpu, Cuda };
 const char* to_string(Precision p);  // single, double
@@ -88,17 +133,26 @@ decltype(auto) with_precision_and_backend(Precision prec, Backend backend, F&& f
   return prec == Precision::Single ? f.template operator()<float, HostSpace>() : f.template operator()<double, HostSpace>();
 }
 
-// The options every kernel launch takes (apply and bench share them; solve takes the launch part).
+// The options every kernel launch takes (apply and bench share them; solve takes the launch part),
+// typed as the command line is read.
 struct KernelOptions {
-  std::string dispatch = "range", simd = "auto", parity = "even", layout = "right", tile;
+  std::optional<Dispatch> dispatch = Dispatch::Range;  // nullopt: every dispatch (bench's --dispatch all)
+  std::optional<SimdIsa> simd;                         // nullopt: auto, the best this CPU runs
+  Subset parity = Subset::Even;
+  SpinorLayout layout = SpinorLayout::Right;
+  std::string tile;   // a.b.c.d as given; empty: not given
   Precision prec = Precision::Double;
   int team_size = 0;  // 0: not given
+  bool tune_tile = false, tune_team_size = false;  // bench's --tile auto, --team-size auto
   int compress = 18;
   bool dagger = false;
   // Throws std::invalid_argument for an inconsistent combination (e.g. --tile without mdrange).
   DslashConfig config(KernelFamily kernel, int nrhs) const;
 };
 void add_kernel_options(CLI::App& cmd, KernelOptions& options);
+// --tile a.b.c.d and --team-size N into o; with `tune` (bench) also auto (o.tune_tile, o.tune_team_size).
+CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help);
+CLI::Option* add_team_size_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help);
 // Only how a kernel is launched: --dispatch, --simd, --tile, --team-size, --layout.
 void add_launch_options(CLI::App& cmd, KernelOptions& options);
 

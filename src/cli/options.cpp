@@ -119,9 +119,14 @@ void reject_given(const CLI::App& cmd, std::initializer_list<const char*> option
     if (cmd.count(name) > 0) throw std::invalid_argument(std::string(name) + " does not apply " + why);
 }
 
-void reject_simd_for_naive(const std::string& kernel, const std::string& simd) {
-  if (kernel == "naive" && simd != "auto" && simd != "scalar")
-    throw std::invalid_argument("--simd " + simd + " does not apply to --kernel naive, which runs scalar");
+void reject_simd_for_naive(std::optional<KernelFamily> kernel, std::optional<SimdIsa> simd) {
+  if (kernel == KernelFamily::Naive && simd && *simd != SimdIsa::Scalar)
+    throw std::invalid_argument("--simd " + std::string(to_string(*simd)) + " does not apply to --kernel naive, which runs scalar");
+}
+
+void check_launch_shape(std::optional<Dispatch> dispatch, bool tile, bool team_size) {
+  if (tile && dispatch && *dispatch != Dispatch::MDRange) throw std::invalid_argument("--tile applies to --dispatch mdrange");
+  if (team_size && dispatch && *dispatch != Dispatch::Team) throw std::invalid_argument("--team-size applies to --dispatch team");
 }
 
 std::array<index_t, 4> parse_tile(const std::string& text) {
@@ -148,30 +153,56 @@ CLI::Option* add_compress_option(CLI::App& cmd, int& compress) {
 
 namespace {
 
-// An option whose value is one of `choices`, checked by CLI11 (its message names the choices) and
-// stored as the enum it names.
-template <class E>
-CLI::Option* add_choice_option(CLI::App& cmd, const std::string& name, E& value, std::vector<std::pair<std::string, E>> choices,
-                               const std::string& help) {
-  std::vector<std::string> names;
-  std::string current;
-  for (const auto& [text, v] : choices) {
-    names.push_back(text);
-    if (v == value) current = text;
-  }
-  return cmd
-      .add_option_function<std::string>(
-          name,
-          [&value, choices](const std::string& text) {
-            for (const auto& [t, v] : choices)
-              if (t == text) value = v;
-          },
-          help)
-      ->check(CLI::IsMember(names))
-      ->default_str(current);
+// (to_string(v), v) for each of `values`: the names the kernels' own parsers take.
+template <class V, class E>
+std::vector<std::pair<std::string, V>> named(std::initializer_list<E> values) {
+  std::vector<std::pair<std::string, V>> choices;
+  for (E v : values) choices.emplace_back(to_string(v), V(v));
+  return choices;
 }
 
 }  // namespace
+
+CLI::Option* add_kernel_option(CLI::App& cmd, KernelFamily& kernel, const std::string& help) {
+  return add_choice_option(cmd, "--kernel", kernel, named<KernelFamily>({KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}), help);
+}
+
+CLI::Option* add_kernel_option(CLI::App& cmd, std::optional<KernelFamily>& kernel, const std::string& extra, const std::string& help) {
+  auto choices = named<std::optional<KernelFamily>>({KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode});
+  choices.emplace(extra == "reference" ? choices.begin() : choices.end(), extra, std::nullopt);
+  return add_choice_option(cmd, "--kernel", kernel, std::move(choices), help);
+}
+
+CLI::Option* add_dispatch_option(CLI::App& cmd, std::optional<Dispatch>& dispatch, bool all, const std::string& help) {
+  auto choices = named<std::optional<Dispatch>>({Dispatch::Range, Dispatch::Team, Dispatch::MDRange});
+  if (all) choices.emplace_back("all", std::nullopt);
+  return add_choice_option(cmd, "--dispatch", dispatch, std::move(choices), help);
+}
+
+CLI::Option* add_simd_option(CLI::App& cmd, std::optional<SimdIsa>& simd, const std::string& help) {
+  return cmd
+      .add_option_function<std::string>(
+              "--simd",
+          [&simd](const std::string& text) {
+            simd.reset();
+            for (SimdIsa s : {SimdIsa::Scalar, SimdIsa::Sse2, SimdIsa::Avx2, SimdIsa::Avx512, SimdIsa::Neon, SimdIsa::Emulated512})
+              if (text == to_string(s)) simd = s;
+            if (!simd && text != "auto") (void)parse_simd(text);  // throws: names the sets this build has
+          },
+          help)
+      ->default_str("auto");
+}
+
+SimdIsa simd_isa(std::optional<SimdIsa> simd) { return simd ? parse_simd(to_string(*simd)) : best_isa(); }
+
+CLI::Option* add_parity_option(CLI::App& cmd, Subset& parity, const std::string& help) {
+  return add_choice_option(cmd, "--parity", parity, named<Subset>({Subset::Even, Subset::Odd, Subset::Full}), help);
+}
+
+CLI::Option* add_layout_option(CLI::App& cmd, SpinorLayout& layout) {
+  return add_choice_option(cmd, "--layout", layout, named<SpinorLayout>({SpinorLayout::Right, SpinorLayout::Left}),
+                           "spinor storage: right (site-major) or left (component-major)");
+}
 
 const char* to_string(Precision p) { return p == Precision::Single ? "single" : "double"; }
 const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
@@ -182,13 +213,35 @@ CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::str
   return add_choice_option(cmd, "--prec", prec, {{"double", Precision::Double}, {"single", Precision::Single}}, help);
 }
 
+CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help) {
+  return cmd.add_option_function<std::string>(
+      "--tile",
+      [&o, tune](const std::string& text) {
+        o.tune_tile = tune && text == "auto";
+        o.tile = o.tune_tile ? "" : text;
+      },
+      help);
+}
+
+CLI::Option* add_team_size_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help) {
+  if (!tune) return add_int_option(cmd, "--team-size", o.team_size, 1, TeamPolicy<>::team_size_max(), help);
+  return cmd
+      .add_option_function<std::string>(
+          "--team-size",
+          [&o](const std::string& text) {
+            o.tune_team_size = text == "auto";
+            o.team_size = o.tune_team_size ? 0 : static_cast<int>(parse_whole_number("--team-size", text, 1, TeamPolicy<>::team_size_max(), ", or auto"));
+          },
+          help)
+      ->type_name("N|auto");
+}
+
 void add_launch_options(CLI::App& cmd, KernelOptions& o) {
-  cmd.add_option("--dispatch", o.dispatch, "dispatch policy")->check(CLI::IsMember({"range", "team", "mdrange"}))->capture_default_str();
-  cmd.add_option("--simd", o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto")->capture_default_str();
-  cmd.add_option("--tile", o.tile, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
-  add_int_option(cmd, "--team-size", o.team_size, 1, TeamPolicy<>::team_size_max(), "threads per team for --dispatch team");
-  cmd.add_option("--layout", o.layout, "spinor storage: right (site-major) or left (component-major)")
-      ->check(CLI::IsMember({"right", "left"}))->capture_default_str();
+  add_dispatch_option(cmd, o.dispatch, false, "dispatch policy");
+  add_simd_option(cmd, o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto");
+  add_tile_option(cmd, o, false, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
+  add_team_size_option(cmd, o, false, "threads per team for --dispatch team");
+  add_layout_option(cmd, o.layout);
 }
 
 void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
@@ -196,8 +249,7 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
   add_precision_option(cmd, o.prec, "arithmetic precision");
   cmd.add_flag("--dagger", o.dagger, "apply D^dagger instead of D");
   add_compress_option(cmd, o.compress);
-  cmd.add_option("--parity", o.parity, "output sites: even (D_eo), odd (D_oe) or full")
-      ->check(CLI::IsMember({"even", "odd", "full"}))->capture_default_str();
+  add_parity_option(cmd, o.parity, "output sites: even (D_eo), odd (D_oe) or full");
 }
 
 void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
@@ -295,21 +347,16 @@ void MpiOptions::check_backend(Backend backend) const {
 DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
   DslashConfig cfg;
   cfg.kernel = kernel;
-  cfg.dispatch = parse_dispatch(dispatch);
-  cfg.isa = parse_simd(simd);
-  cfg.out = parity == "full" ? Subset::Full : parity == "even" ? Subset::Even : Subset::Odd;
+  cfg.dispatch = dispatch.value();  // only bench, which builds its own, takes all
+  cfg.isa = simd_isa(simd);
+  cfg.out = parity;
   cfg.dagger = dagger;
-  cfg.layout = parse_layout(layout);
+  cfg.layout = layout;
   cfg.compress = compress;
   cfg.nrhs = nrhs;
-  if (!tile.empty()) {
-    if (cfg.dispatch != Dispatch::MDRange) throw std::invalid_argument("--tile applies to --dispatch mdrange only");
-    cfg.tile = parse_tile(tile);
-  }
-  if (team_size > 0) {
-    if (cfg.dispatch != Dispatch::Team) throw std::invalid_argument("--team-size applies to --dispatch team only");
-    cfg.team_size = team_size;
-  }
+  check_launch_shape(dispatch, !tile.empty(), team_size > 0);
+  if (!tile.empty()) cfg.tile = parse_tile(tile);
+  if (team_size > 0) cfg.team_size = team_size;
   return cfg;
 }
 

@@ -22,8 +22,8 @@ std::string rhs_text(int n) { return std::to_string(n) + (n == 1 ? " right-hand 
 }  // namespace
 
 void check_links(const SolveOptions& o, const GaugeField<double>& u) {
-  if (o.prec != "single") check_compressible(u, o.k.compress);
-  if (o.prec != "double")
+  if (o.prec != SolvePrecision::Single) check_compressible(u, o.k.compress);
+  if (o.prec != SolvePrecision::Double)
     check_compressible(convert_precision<float>(u), o.sloppy_compress(), o.compress_sloppy != 0 ? "--compress-sloppy" : "--compress");
 }
 
@@ -41,9 +41,9 @@ std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& 
     if (o.nrhs != 0 && o.nrhs != static_cast<int>(b.size()))
       throw std::invalid_argument("solve: --nrhs " + std::to_string(o.nrhs) + " but " + o.in + " holds " + std::to_string(b.size()) + " spinor(s)");
     // --prec single and mixed iterate on b in single precision.
-    if (o.prec != "double")
+    if (o.prec != SolvePrecision::Double)
       if (const auto bad = io::first_unrepresentable_element<float>(b, batched))
-        throw std::invalid_argument(o.in + ": " + *bad + " (--prec " + o.prec + ")");
+        throw std::invalid_argument(o.in + ": " + *bad + " (--prec " + to_string(o.prec) + ")");
     for (std::size_t r = 0; r < b.size(); ++r) {
       const std::string spinor = "solve: spinor " + std::to_string(r) + " of " + o.in;
       const double b_norm2 = norm2(b[r]);
@@ -74,15 +74,15 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
   const int per_solve = out.solves.empty() ? 1 : out.solves.front().count;
   const bool converged = out.converged();
   const SolveTotals t = solve_totals(out, g);
-  const ReferenceCheck reference = check_with_reference(*in.u, in.b, out.x, o.mass, o.tol, o.prec == "single");
+  const ReferenceCheck reference = check_with_reference(*in.u, in.b, out.x, o.mass, o.tol, o.prec == SolvePrecision::Single);
   const double worst = reference.worst;
   const DslashConfig& cfg = out.config;
 
   const std::string links = o.sloppy_compress() != o.k.compress
                                 ? std::to_string(o.k.compress) + " / " + std::to_string(o.sloppy_compress()) + " (single)"
                                 : std::to_string(o.k.compress);
-  std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s, links %s reals), %s, m = %g, tol %.1e, %s%s\n", o.solver.c_str(), o.prec.c_str(),
-              o.kernel.c_str(), to_string(o.backend), to_string(cfg.dispatch), to_string(cfg.isa), links.c_str(), where.c_str(), o.mass, o.tol,
+  std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s, links %s reals), %s, m = %g, tol %.1e, %s%s\n", to_string(o.solver), to_string(o.prec),
+              to_string(o.kernel), to_string(o.backend), to_string(cfg.dispatch), to_string(cfg.isa), links.c_str(), where.c_str(), o.mass, o.tol,
               rhs_text(n).c_str(), per_solve > 1 ? " in one solve" : "");
   std::printf("%s: %d iterations, %d reliable updates, %.4f s (%.4f s of it setup: allocating the solver's vectors), %.4f ms per iteration\n",
               converged ? "converged" : "NOT converged", t.iterations, t.reliable_updates, t.time_s, t.setup_s, 1e3 * t.per_iteration_s());
@@ -124,8 +124,8 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
     nlohmann::json config = {
         {"lattice", g.extents()}, {"gauge", o.random ? "random, seed " + std::to_string(o.seed) : o.gauge},
         {"source", o.in.empty() ? o.source + (o.source == "random" ? ", seed " + std::to_string(o.seed) : "") : o.in},
-        {"nrhs", n}, {"mass", o.mass}, {"solver", o.solver}, {"prec", o.prec}, {"tol", o.tol}, {"maxiter", o.maxiter},
-        {"reliable_delta", o.reliable_delta}, {"kernel", o.kernel}, {"dispatch", to_string(cfg.dispatch)},
+        {"nrhs", n}, {"mass", o.mass}, {"solver", to_string(o.solver)}, {"prec", to_string(o.prec)}, {"tol", o.tol}, {"maxiter", o.maxiter},
+        {"reliable_delta", o.reliable_delta}, {"kernel", to_string(o.kernel)}, {"dispatch", to_string(cfg.dispatch)},
         {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)},
         {"compress", o.k.compress}, {"compress_sloppy", o.sloppy_compress()}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
         {"grid", o.mpi.grid.empty() ? "1.1.1.1" : o.mpi.grid}, {"ranks", mpi_world_size()},
@@ -157,7 +157,7 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
     return false;
   }
   if (!o.out.empty()) {
-    io::write_spinors_npy(o.out, out.x, o.prec == "single" ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, in.batched);
+    io::write_spinors_npy(o.out, out.x, o.prec == SolvePrecision::Single ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, in.batched);
     std::printf("wrote %s: %s\n", o.out.c_str(), rhs_text(n).c_str());
   }
   return true;

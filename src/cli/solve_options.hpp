@@ -11,8 +11,15 @@
 
 namespace dslash::cli {
 
+// The names --solver and --prec take, which the report and the JSON print.
+const char* to_string(SolveMethod m);     // cg, bicgstab
+const char* to_string(SolvePrecision p);  // double, single, mixed
+
 struct SolveOptions {
-  std::string gauge, in, out, json, source, solver = "cg", prec = "double", kernel = "naive";
+  std::string gauge, in, out, json, source;
+  SolveMethod solver = SolveMethod::Cgnr;
+  SolvePrecision prec = SolvePrecision::Double;
+  KernelFamily kernel = KernelFamily::Naive;
   Backend backend = Backend::Cpu;
   Coord dims{};
   bool random = false;
@@ -25,6 +32,7 @@ struct SolveOptions {
   KernelOptions k;
   MpiOptions mpi;
   int sloppy_compress() const { return compress_sloppy != 0 ? compress_sloppy : k.compress; }
+  int per_solve(int rhs) const { return kernel == KernelFamily::Mrhs ? rhs : 1; }  // right-hand sides per solver call
 };
 
 // The fields of a solve on the whole lattice (under MPI on rank 0 only, which reports; elsewhere empty).
