@@ -140,7 +140,7 @@ struct KernelOptions {
   std::optional<SimdIsa> simd{};                       // nullopt: auto, the best this CPU runs
   Subset parity = Subset::Even;
   SpinorLayout layout = SpinorLayout::Right;
-  std::string tile{};// a.b.c.d as given; empty: not given
+  std::string tile{};  // a.b.c.d as given; empty: not given
   Precision prec = Precision::Double;
   int team_size = 0;  // 0: not given
   bool tune_tile = false, tune_team_size = false;  // bench's --tile auto, --team-size auto
