@@ -77,11 +77,11 @@ SimdIsa kernel_isa(const DslashConfig& cfg) {
   else return cfg.kernel == KernelFamily::Naive ? SimdIsa::Scalar : cfg.isa;
 }
 
-// The mrhs kernel's right-hand sides: a block of lanes; two blocks on the odd parity, and three
-// scalar "lanes" blocks, so that no lane or block goes unchecked.
+// The mrhs kernel's right-hand sides: a block of lanes; three blocks of the scalar "lanes", and two
+// of the GPU's on the odd parity, so that blocks after the first are checked on both backends.
 template <class Real>
 int mrhs_rhs(SimdIsa isa, Subset out) {
-  return simd_lanes(isa, sizeof(Real)) * (isa == SimdIsa::Scalar ? 3 : 1) * (out == Subset::Odd ? 2 : 1);
+  return simd_lanes(isa, sizeof(Real)) * (isa == SimdIsa::Scalar ? 3 : 1) * (isa == SimdIsa::Simt && out == Subset::Odd ? 2 : 1);
 }
 // The most right-hand sides mrhs_rhs asks for on these instruction sets.
 template <class Real>
