@@ -44,7 +44,6 @@ int run_bench(const BenchOptions& o) {
   const std::array<index_t, 4> user_tile = o.k.tile.empty() ? DslashConfig{}.tile : parse_tile(o.k.tile);
   // A GPU team is a block: one warp by default.
   const int user_team = o.k.team_size > 0 ? o.k.team_size : (kDevice ? 32 : 1);
-  if (o.block_z != 0 && o.k.dispatch && *o.k.dispatch != Dispatch::Team) throw std::invalid_argument("--block-z applies to --dispatch team");
 
   bench::RunInfo run = run_info(o, isa, F);  // the header comes after the run, with its final ceilings
   run.where = "lattice " + geom.to_string();
@@ -187,6 +186,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
       reject_given(*cmd, {"--nrhs"}, "to --kernel " + std::string(to_string(*o->kernel)) + ", which takes one right-hand side (--nrhs is for mrhs)");
     reject_simd_for_naive(o->kernel, o->k.simd);
     check_launch_shape(o->k.dispatch, !o->k.tile.empty() || o->k.tune_tile, o->k.team_size > 0 || o->k.tune_team_size);  // the MPI run's too
+    if (o->block_z != 0 && o->k.dispatch && *o->k.dispatch != Dispatch::Team) throw std::invalid_argument("--block-z applies to --dispatch team");
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
