@@ -34,7 +34,7 @@ void resolve_cache_policy(DslashConfig& cfg, const Geometry& lattice, int bytes_
   const std::uint64_t real = static_cast<std::uint64_t>(bytes_per_real);
   if (cfg.block_z == 0) {
     const index_t outer_z = layout.outer[2], outer_t = layout.outer[3];
-    const std::uint64_t spinor_bytes = sites * 24u * static_cast<std::uint64_t>(cfg.nrhs) * real;
+    const std::uint64_t spinor_bytes = sites * 24u * static_cast<std::uint64_t>(padded_rhs(cfg.kernel, cfg.nrhs, lanes)) * real;
     cfg.block_z = team_block_z_fitting(outer_z, spinor_bytes / static_cast<std::uint64_t>(outer_z * outer_t), llc_bytes);
   }
   // The links: 8 of compress reals per output site, folded or not.

@@ -16,7 +16,7 @@ template <class Real, class Space>
 DslashFaces<Real, Space>::DslashFaces(const DslashKernel<Real, Space>& kernel, const GaugeField<Real>& u)
     : cfg_(kernel.config()), layout_(kernel.layout()), strides_(kernel.spinor_strides()),
       spinor_reals_(static_cast<std::size_t>(kernel.spinor_bytes() / sizeof(Real))), runner_(kernel.face_runner()),
-      project_all_runner_(kernel.project_all_runner()), nrhs_(kernel.config().nrhs) {
+      project_all_runner_(kernel.project_all_runner()), nrhs_(kernel.rhs_slots()) {
   if (!(u.geometry() == kernel.geometry())) throw std::invalid_argument("DslashFaces: the gauge field is not on the kernel's lattice");
   const FaceLinks<Real>& below = kernel.links_below();
   const Subset in = kernel.in_subset(), out = kernel.out_subset();

@@ -100,13 +100,7 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::validate
   if (cfg.nrhs < 1) throw std::invalid_argument(what + ": nrhs must be >= 1");
   int blocks = 1;
   if (cfg.kernel == KernelFamily::Mrhs) {
-    if (cfg.nrhs % lanes != 0) {
-      const int lo = cfg.nrhs / lanes * lanes;
-      throw std::invalid_argument(what + " puts " + std::to_string(lanes) + " right-hand sides in a vector: nrhs = " +
-                                  std::to_string(cfg.nrhs) + " must be a multiple of " + std::to_string(lanes) +
-                                  "; nearest valid: " + (lo > 0 ? std::to_string(lo) + " or " : "") + std::to_string(lo + lanes));
-    }
-    blocks = cfg.nrhs / lanes;
+    blocks = padded_rhs(cfg.kernel, cfg.nrhs, lanes) / lanes;  // the last block's lanes past nrhs are zero padding
   } else if (cfg.nrhs != 1) {
     throw std::invalid_argument(what + " applies to one right-hand side at a time (nrhs = " + std::to_string(cfg.nrhs) +
                                 "); use mrhs for several");
@@ -250,14 +244,8 @@ site_t DslashKernel<Real, Space>::output_sites() const {
 }
 
 template <class Real, class Space>
-std::uint64_t DslashKernel<Real, Space>::spinor_bytes_for(const Geometry& geom, const DslashConfig& cfg) {
-  const site_t sites = cfg.out == Subset::Full ? geom.volume() : geom.half_volume();
-  return static_cast<std::uint64_t>(sites) * 24u * static_cast<std::uint64_t>(cfg.nrhs) * sizeof(Real);
-}
-
-template <class Real, class Space>
 std::uint64_t DslashKernel<Real, Space>::spinor_bytes() const {
-  return spinor_bytes_for(geom_, cfg_);
+  return static_cast<std::uint64_t>(output_sites()) * 24u * static_cast<std::uint64_t>(rhs_slots()) * sizeof(Real);
 }
 
 template <class Real, class Space>
@@ -305,10 +293,10 @@ void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, c
   Real* p = host.data();
   for_each_slot(in_subset(), [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
-      const SpinorField<Real>& f = in[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
+      const int rhs = layout_.folded ? 0 : b * W + lane;
       const index_t site = layout_.folded ? i : o;
       for (int k = 0; k < 12; ++k) {
-        const std::complex<Real> z = f(site, k / 3, k % 3);
+        const std::complex<Real> z = rhs < cfg_.nrhs ? in[static_cast<std::size_t>(rhs)](site, k / 3, k % 3) : std::complex<Real>(0);
         p[st.index(o, b, 2 * k, lane, W)] = z.real();
         p[st.index(o, b, 2 * k + 1, lane, W)] = z.imag();
       }
@@ -328,7 +316,9 @@ void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<Sp
   const Real* p = host.data();
   for_each_slot(cfg_.out, [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
-      SpinorField<Real>& f = out[static_cast<std::size_t>(layout_.folded ? 0 : b * W + lane)];
+      const int rhs = layout_.folded ? 0 : b * W + lane;
+      if (rhs >= cfg_.nrhs) continue;  // padding
+      SpinorField<Real>& f = out[static_cast<std::size_t>(rhs)];
       const index_t site = layout_.folded ? i : o;
       for (int k = 0; k < 12; ++k)
         f(site, k / 3, k % 3) = {p[st.index(o, b, 2 * k, lane, W)], p[st.index(o, b, 2 * k + 1, lane, W)]};

@@ -129,7 +129,10 @@ class DslashKernel {
   Subset out_subset() const { return cfg_.out; }
   site_t output_sites() const;  // lattice sites written per right-hand side
 
-  // A spinor buffer in this kernel's layout for all nrhs right-hand sides (input and output alike).
+  // The right-hand sides its buffers hold: config().nrhs, padded with zero ones to whole vectors of
+  // lanes for mrhs (padded_rhs). pack() zeroes the padding, unpack() leaves it out.
+  int rhs_slots() const { return layout_.folded ? 1 : layout_.blocks * layout_.lanes; }
+  // A spinor buffer in this kernel's layout for all rhs_slots() right-hand sides (input and output alike).
   spinor_view allocate_spinors(const std::string& label) const;
   std::uint64_t spinor_bytes() const;
   std::uint64_t link_bytes() const { return links_.span_bytes(); }
@@ -190,7 +193,6 @@ class DslashKernel {
   void pack_links(const GaugeField<Real>& u, const FaceLinks<Real>* below, const std::string& what);
   // set_launch's checks and resolution on cfg, for a kernel of `lanes` lanes.
   static void launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
-  static std::uint64_t spinor_bytes_for(const Geometry& geom, const DslashConfig& cfg);
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;

@@ -59,6 +59,11 @@ std::vector<SimdIsa> runnable_isas();   // compiled_isas() filtered by cpu_suppo
 SimdIsa best_isa();
 // Reals per vector of the instruction set: 4 floats / 2 doubles for SSE2, 8 / 4 AVX2 and SIMT, 16 / 8 AVX-512.
 int simd_lanes(SimdIsa isa, int bytes_per_real);
+// The right-hand sides a kernel's spinor buffers hold for nrhs of the user's: mrhs rounds nrhs up to
+// whole vectors of `lanes`, the padding zero (never unpacked, never credited as work); one elsewhere.
+constexpr int padded_rhs(KernelFamily k, int nrhs, int lanes) {
+  return k == KernelFamily::Mrhs && lanes > 0 ? (nrhs + lanes - 1) / lanes * lanes : 1;
+}
 
 struct DslashConfig {
   KernelFamily kernel = KernelFamily::Naive;
@@ -70,7 +75,7 @@ struct DslashConfig {
   // Gauge compression: reals stored per link, 18 (none), 12 (two rows) or 8 (QUDA's reconstruct-8);
   // kernels/link_compression.hpp. 12 and 8 need SU(3) links (DslashKernel checks).
   int compress = 18;
-  int nrhs = 1;                        // mrhs: a multiple of the lane count; naive and vnode: 1
+  int nrhs = 1;                        // mrhs: any >= 1 (buffers padded to the lanes: padded_rhs); naive and vnode: 1
   std::array<index_t, 4> tile{0, 0, 1, 1};  // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
   int team_size = 1;                   // TeamPolicy threads per team
   index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size (set_launch resolves it)

@@ -240,17 +240,21 @@ void for_each_real_pair(const char* label, const SpinorSlots& from, const Spinor
   // single-precision segment, whose other half another warp, far off, reads again.
   const SpinorSlots walk = lane_per_index && from.folded && to.folded && from.lanes > to.lanes ? from : to;
   const int lanes = walk.lanes;
-  if (lanes > kMaxLanes || (!walk.folded && nrhs % lanes != 0))
-    throw std::logic_error("EvenOddWilson: a layout of " + std::to_string(lanes) + " lanes for " + std::to_string(nrhs) + " right-hand sides");
-  const int blocks = walk.folded ? nrhs : nrhs / lanes;  // groups a site (not folded) or outer site
-  const index_t groups = sites * nrhs / lanes;
+  if (lanes > kMaxLanes) throw std::logic_error("EvenOddWilson: a layout of " + std::to_string(lanes) + " lanes");
+  // Not folded (mrhs), the walk covers whole blocks of lanes and skips the padding past nrhs (the
+  // two layouts may pad to different counts: their lanes differ); folded, nrhs is 1.
+  const int blocks = walk.folded ? nrhs : (nrhs + lanes - 1) / lanes;  // groups a site (not folded) or outer site
+  const index_t groups = walk.folded ? sites * nrhs / lanes : sites * blocks;
   const SpinorSlots::ComponentOffsets to_offset = to.offsets(), from_offset = from.offsets();
   const auto pairs = DSLASH_LAMBDA(index_t i, double& acc) {
     const index_t g = lane_per_index ? i / lanes : i;
-    const int first = lane_per_index ? static_cast<int>(i % lanes) : 0, count = lane_per_index ? 1 : lanes;
+    const int first = lane_per_index ? static_cast<int>(i % lanes) : 0, lanes_here = lane_per_index ? 1 : lanes;
     index_t to_base[kMaxLanes], from_base[kMaxLanes];
     const index_t outer = g / blocks;
     const int block = static_cast<int>(g % blocks);
+    const int left = nrhs - block * lanes - first;  // right-hand sides from this lane on, not padding
+    const int count = walk.folded || left > lanes_here ? lanes_here : left;
+    if (count <= 0) return;
     for (int k = 0; k < count; ++k) {
       const int l = first + k;
       const index_t site = walk.folded ? walk.site_of_slot[outer * lanes + l] : outer;

@@ -171,8 +171,6 @@ expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.ners
 expect_mpi_error 2 "gpu-halo applies to --backend cuda" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --gpu-halo peer
 expect_mpi_error 2 "cpu-halo: fast not in {auto,mpi,shared,inputs}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --cpu-halo fast
 expect_mpi_error 2 "halo-complete: later not in {auto,faces}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-complete later
-# What the kernels refuse of the options is refused before the ceilings are measured.
-expect_mpi_error 2 "^dslash: error: .*nrhs = 3 must be a multiple of" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --kernel mrhs --nrhs 3 --prec double
 # The sloppy operator's links are blamed on --compress-sloppy.
 expect_mpi_error 2 "^dslash: error: --compress-sloppy 8: link (x,y,z,t,mu) = (0,0,0,0,0) does not survive" \
   solve --gauge unit.nersc --in psi.npy --mass 0.1 --mpi 1.1.1.2 --prec mixed --compress-sloppy 8

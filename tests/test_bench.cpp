@@ -255,6 +255,10 @@ TEST(ByteModel, FollowsTheGaugeCompression) {
     cfg.kernel = KernelFamily::Mrhs;
     cfg.nrhs = 16;
     EXPECT_DOUBLE_EQ(variant_bytes(cfg, 4).compulsory, (8.0 * reals / 16 + 48) * 4) << reals;
+    // 5 right-hand sides in 8 AVX2 float lanes: the links shared by the 5 credited, the 8 spinors moved charged to them.
+    cfg.isa = SimdIsa::Avx2;
+    cfg.nrhs = 5;
+    EXPECT_DOUBLE_EQ(variant_bytes(cfg, 4).compulsory, (8.0 * reals / 5 + 48.0 * 8 / 5) * 4) << reals;
   }
   // The full lattice: each site's 4 links (its backward hops are its neighbours' forward links).
   EXPECT_EQ(variant_bytes({.kernel = KernelFamily::Naive, .out = Subset::Full, .compress = 12}, 4).compulsory, (4 * 12 + 48) * 4);

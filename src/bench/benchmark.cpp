@@ -35,7 +35,9 @@ std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_pe
 }
 
 ByteModel variant_bytes(const DslashConfig& cfg, int bytes_per_real) {
-  return bytes_per_site(cfg.out != Subset::Full, bytes_per_real, cfg.kernel == KernelFamily::Mrhs ? cfg.nrhs : 1, cfg.compress);
+  const bool mrhs = cfg.kernel == KernelFamily::Mrhs;
+  return bytes_per_site(cfg.out != Subset::Full, bytes_per_real, mrhs ? cfg.nrhs : 1, cfg.compress,
+                        padded_rhs(cfg.kernel, cfg.nrhs, simd_lanes(cfg.isa, bytes_per_real)));
 }
 
 namespace {

@@ -16,10 +16,13 @@ struct ByteModel {
 };
 
 // F bytes per real, G reals per stored link (18, or 12 and 8 compressed: --compress), N right-hand
-// sides sharing one gauge field. Checkerboarded single precision: 768, 576 and 448 compulsory bytes.
-inline ByteModel bytes_per_site(bool checkerboard, int bytes_per_real, int rhs_sharing_links, int reals_per_link = 18) {
+// sides sharing one gauge field, per site and right-hand side. Checkerboarded single precision: 768,
+// 576 and 448 compulsory bytes. P >= N: the right-hand sides the buffers hold (mrhs pads N to its
+// lanes), whose spinors move too; the bytes are still per one of the N that are credited.
+inline ByteModel bytes_per_site(bool checkerboard, int bytes_per_real, int rhs_sharing_links, int reals_per_link = 18, int padded_rhs = 0) {
   const double F = bytes_per_real, G = reals_per_link, N = rhs_sharing_links;
-  return {(8 * 24 + 8 * G / N + 24) * F, ((checkerboard ? 8 : 4) * G / N + 24 + 24) * F};
+  const double moved = padded_rhs > rhs_sharing_links ? padded_rhs / N : 1;  // spinor bytes per credited right-hand side
+  return {((8 * 24 + 24) * moved + 8 * G / N) * F, ((checkerboard ? 8 : 4) * G / N + (24 + 24) * moved) * F};
 }
 
 // roofline = min(bandwidth x 1320 / compulsory bytes, FMA peak), in GFLOP/s.

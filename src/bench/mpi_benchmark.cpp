@@ -224,8 +224,8 @@ MpiResult run_variant(const mpi::ProcessGrid& grid, const GaugeField<Real>& u, c
   r.halo_bytes = d.halo_bytes();
   r.messages = d.messages();
   for (int mu = 0; mu < 4; ++mu)
-    if (grid.split(mu))  // 12 reals x face sites x 2 faces, per split direction
-      r.halo_bytes_expected += 2ull * 12 * sizeof(Real) * static_cast<std::uint64_t>(r.cfg.nrhs) *
+    if (grid.split(mu))  // 12 reals x face sites x 2 faces x the buffers' right-hand sides, per split direction
+      r.halo_bytes_expected += 2ull * 12 * sizeof(Real) * static_cast<std::uint64_t>(d.kernel().rhs_slots()) *
                                static_cast<std::uint64_t>(grid.local().volume() / grid.local().extent(mu) / (r.cfg.out == Subset::Full ? 1 : 2));
   if (r.halo_bytes > 0) {
     const auto best = [](const std::vector<double>& t) { return *std::min_element(t.begin(), t.end()); };

@@ -120,7 +120,7 @@ class HaloDslash {
   // halo could move at best here (the bench's exchange-only ceiling).
   void move_halos() { transport_->move(); }
 
-  // Bytes this rank sends per apply: 12 reals x face sites x nrhs, for each face of each split direction.
+  // Bytes this rank sends per apply: 12 reals x face sites x the kernel's rhs_slots(), for each face of each split direction.
   std::uint64_t halo_bytes() const { return exchange_.bytes(); }
   int messages() const { return exchange_.messages(); }
   // How the halos travel: "mpi", "shared" or "inputs" (CPU ranks), "staged" or "peer" (GPU ranks).
