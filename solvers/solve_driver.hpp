@@ -59,7 +59,8 @@ struct SolveConfig {
   int max_iterations = 1000;  // per solver call
   double reliable_delta = SolverParams{}.reliable_delta;
   // The precise operator's kernels. kernel.nrhs right-hand sides go into each solver call (mrhs: all
-  // of them at once; else 1), so the number of sources is a multiple of it.
+  // of them at once, any number; else 1), so the number of sources is a multiple of it. CG over an
+  // mrhs kernel is a block solve (solvers/block_cg.hpp): each right-hand side its own CG and stop.
   DslashConfig kernel = {};
   int sloppy_compress = 0;  // mixed: the reals per link of the single-precision operator (0: kernel.compress)
   bool profile = false;  // time every launch inside the solver calls, by label
@@ -71,9 +72,11 @@ struct SolveConfig {
 // One solver call: right-hand sides [first, first + count) together (mrhs), or one.
 struct SolveRecord {
   int first = 0, count = 1;
-  SolverResult result = {};
+  SolverResult result = {};  // a block solve's as one (BlockSolverResult::summary)
+  std::vector<SolverResult> rhs;  // each right-hand side's: a block's own, else the result
   double time_s = 0;
   double scale = 1;  // ||b_hat|| / ||b||: the even system's relative residuals in units of the full source's norm
+  std::vector<double> rhs_scale;  // the same per right-hand side
   std::int64_t precise_dslash = 0, sloppy_dslash = 0;  // hopping applications in each operator
   double dslash_s = 0;  // the time inside them
 };

@@ -23,6 +23,8 @@ struct SolverParams {
   // Called after every iteration with the iteration number, the iterated ||r|| / ||b||, and whether
   // that iteration ended in a reliable update (the residual is then the recomputed one). Host code.
   std::function<void(int iteration, double relative_residual, bool reliable_update)> progress = {};
+  // Block solvers (solvers/block_cg.hpp): right-hand side r's own tolerance, where given (else tolerance).
+  std::vector<double> rhs_tolerance = {};
 };
 
 // One recomputation of the true residual b - M x (a reliable update).
@@ -86,19 +88,26 @@ void timed_setup(SolverResult& result, const Allocate& allocate) {
 // The checks every solver starts with: std::invalid_argument naming the solver for a tolerance,
 // iteration limit or reliable-update factor that makes no sense, and for a zero source the exact
 // answer x = 0 (no iteration).
-template <class Vector>
-std::optional<SolverResult> solve_trivially(const char* solver, const SolverParams& params, double b_norm, const Vector& x) {
+inline void check_solver_params(const char* solver, const SolverParams& params) {
   if (!(params.tolerance > 0)) throw std::invalid_argument(std::string(solver) + ": tolerance must be positive");
   if (params.max_iterations < 0) throw std::invalid_argument(std::string(solver) + ": max_iterations must be >= 0");
   if (!(params.reliable_delta > 0 && params.reliable_delta < 1))
     throw std::invalid_argument(std::string(solver) + ": reliable_delta must be in (0, 1)");
-  if (b_norm != 0) return std::nullopt;
-  deep_copy(x, typename Vector::value_type(0));
+}
+// The result of a zero source: x = 0 exactly, converged without an iteration.
+inline SolverResult zero_source_result() {
   SolverResult zero;
   zero.converged = true;
   zero.stop = Stop::Converged;
   zero.history.push_back(0);
   return zero;
+}
+template <class Vector>
+std::optional<SolverResult> solve_trivially(const char* solver, const SolverParams& params, double b_norm, const Vector& x) {
+  check_solver_params(solver, params);
+  if (b_norm != 0) return std::nullopt;
+  deep_copy(x, typename Vector::value_type(0));
+  return zero_source_result();
 }
 
 }  // namespace dslash

@@ -91,6 +91,11 @@ class EvenOddWilson {
   // The sums of a fused BLAS pass over this process's sites (blas.hpp) -> over the whole lattice.
   double global_sum(double partial) const;
   NormDot global_sum(NormDot partial) const;
+  // Per right-hand side sums of this process's sites (solvers/rhs_blas.hpp) -> over the whole lattice.
+  std::vector<double> global_sums(std::vector<double> partials) const {
+    hopping_->sum(partials);
+    return partials;
+  }
   // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }

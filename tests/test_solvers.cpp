@@ -18,8 +18,10 @@
 #include "singular_solve_check.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/block_cg.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/device_sums.hpp"
+#include "solvers/rhs_blas.hpp"
 #include "solvers/solve_driver.hpp"
 #include "solvers/wilson_operator.hpp"
 #include "test_support.hpp"
@@ -1276,6 +1278,174 @@ TEST(SolveDriver, TakesItsHoppingTermsFromAFactory) {
   EXPECT_EQ(factory.made, 2);
   EXPECT_EQ(made.solves[0].result.iterations, own.solves[0].result.iterations);
   EXPECT_EQ(relative_difference(made.x[0], own.x[0]), 0.0);
+}
+
+// ---------------------------------------------------------------- block solves (many right-hand sides)
+
+const Geometry kBlockLattice({4, 4, 4, 4});
+constexpr double kBlockTolerance = 1e-10;
+
+// The per right-hand side passes against scalar loops over each right-hand side's reals: 7 of them,
+// padded to the lanes, every one with its own coefficients and sums.
+TEST(RhsBlas, EachRightHandSideHasItsOwnCoefficientsAndSums) {
+  const GaugeField<double> u = random_gauge(kBlockLattice, 3);
+  const int n = 7;
+  const EvenOddWilson<double> op(u, 0.1, {.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n});
+  const RhsPasses<HostSpace> passes(RhsLayout{op.complex_layout(), op.slots().folded});
+  const auto x = op.allocate("x"), y = op.allocate("y");
+  op.pack(gaussians(kBlockLattice, Subset::Even, n, 80), x);
+  op.pack(gaussians(kBlockLattice, Subset::Even, n, 90), y);
+  std::vector<SpinorField<double>> xs(static_cast<std::size_t>(n), SpinorField<double>(kBlockLattice, Subset::Even)), ys = xs;
+  op.unpack(x, xs);
+  op.unpack(y, ys);
+  std::vector<double> a(static_cast<std::size_t>(n)), b(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) {
+    a[static_cast<std::size_t>(r)] = 0.5 * r - 1;
+    b[static_cast<std::size_t>(r)] = 2.0 - 0.25 * r;
+  }
+  const std::vector<double> xx = passes.norm2(x);
+  const std::vector<double> yy = passes.axpby(passes.upload(0, a), x, passes.upload(1, b), y, true);
+  std::vector<SpinorField<double>> after = ys;
+  op.unpack(y, after);
+  for (int r = 0; r < n; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    SpinorField<double> expect(kBlockLattice, Subset::Even);
+    fill_zero(expect);
+    axpy(std::complex<double>(b[k]), ys[k], expect);
+    axpy(std::complex<double>(a[k]), xs[k], expect);
+    EXPECT_NEAR(xx[k], norm2(xs[k]), 1e-12 * norm2(xs[k])) << "rhs " << r;
+    EXPECT_NEAR(yy[k], norm2(expect), 1e-12 * norm2(expect)) << "rhs " << r;
+    EXPECT_LT(relative_difference(after[k], expect), 1e-15) << "rhs " << r;
+  }
+  for (std::size_t k = static_cast<std::size_t>(n); k < yy.size(); ++k) EXPECT_EQ(yy[k], 0.0) << "padding slot " << k;
+}
+
+// Each right-hand side's x from one solve of its own (naive kernel, cgnr), to compare a block with.
+std::vector<SpinorField<double>> one_by_one(const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, SolvePrecision precision) {
+  const SolveOutcome out = solve_wilson(driver_config(SolveMethod::Cgnr, precision), u, b);
+  EXPECT_TRUE(out.converged());
+  return out.x;
+}
+
+// Every right-hand side of a block against the reference operator (its true residual within the
+// tolerance) and against its own single solve: both residuals are within tol ||b||, so the two x
+// differ by at most ||M^-1|| 2 tol ||b||; ||M^-1|| ||b|| / ||x|| is M's condition number on b, a few
+// at m = 0.1 on these small random fields, so 1000 tol bounds the relative difference with room.
+void expect_block_matches_single_solves(const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, SolvePrecision precision,
+                                        const SolveOutcome& block, const std::string& what) {
+  const int n = static_cast<int>(b.size());
+  ASSERT_EQ(block.solves.size(), 1u) << what;
+  ASSERT_EQ(block.solves[0].rhs.size(), b.size()) << what;
+  ASSERT_EQ(block.x.size(), b.size()) << what;
+  EXPECT_TRUE(block.converged()) << what << ": " << block.solves[0].result.breakdown;
+  const ReferenceCheck check = check_with_reference(u, b, block.x, 0.1, kBlockTolerance, false);
+  const std::vector<SpinorField<double>> single = one_by_one(u, b, precision);
+  for (int r = 0; r < n; ++r) {
+    const auto k = static_cast<std::size_t>(r);
+    EXPECT_TRUE(block.solves[0].rhs[k].converged) << what << " rhs " << r;
+    EXPECT_LE(check.residuals[k], kBlockTolerance) << what << " rhs " << r;
+    if (norm2(b[k]) == 0) continue;
+    EXPECT_LT(relative_difference(block.x[k], single[k]), 1000 * kBlockTolerance) << what << " rhs " << r;
+  }
+}
+
+// One, a prime number (no whole vector of lanes), and more than the lanes, in double and mixed.
+TEST(BlockCg, EveryRightHandSideMatchesItsOwnSolveAndTheReference) {
+  const GaugeField<double> u = random_gauge(kBlockLattice, 12);
+  const int lanes = simd_lanes(best_isa(), sizeof(float));  // single's: the mixed solve's iterations
+  for (int n : {1, 7, lanes + 3}) {
+    const std::vector<SpinorField<double>> b = gaussians(kBlockLattice, Subset::Full, n, 100);
+    for (SolvePrecision precision : {SolvePrecision::Double, SolvePrecision::Mixed}) {
+      const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n};
+      const SolveOutcome out = solve_wilson(driver_config(SolveMethod::Cgnr, precision, mrhs), u, b);
+      expect_block_matches_single_solves(u, b, precision, out, std::to_string(n) + " rhs, " + (precision == SolvePrecision::Mixed ? "mixed" : "double"));
+      // Every Dslash of the block is one call over all its right-hand sides: as many as one CG's.
+      const SolveTotals t = solve_totals(out, kBlockLattice);
+      EXPECT_EQ(t.iterations, out.solves[0].result.iterations);
+      int most = 0;
+      for (const SolverResult& r : out.solves[0].rhs) most = std::max(most, r.iterations);
+      EXPECT_EQ(out.solves[0].result.iterations, most);
+    }
+  }
+}
+
+// A zero source in the block: x = 0 exactly, converged without an iteration; the others are solved.
+TEST(BlockCg, AZeroSourceIsSolvedAtOnce) {
+  const GaugeField<double> u = random_gauge(kBlockLattice, 12);
+  std::vector<SpinorField<double>> b = gaussians(kBlockLattice, Subset::Full, 5, 110);
+  fill_zero(b[2]);
+  for (SolvePrecision precision : {SolvePrecision::Double, SolvePrecision::Mixed}) {
+    const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = 5};
+    const SolveOutcome out = solve_wilson(driver_config(SolveMethod::Cgnr, precision, mrhs), u, b);
+    expect_block_matches_single_solves(u, b, precision, out, "a zero source");
+    EXPECT_EQ(norm2(out.x[2]), 0.0);
+    EXPECT_EQ(out.solves[0].rhs[2].iterations, 0);
+    EXPECT_EQ(out.solves[0].rhs[2].stop, Stop::Converged);
+    EXPECT_GT(out.solves[0].rhs[0].iterations, 10);
+  }
+}
+
+// A block started from x = its solution for some right-hand sides: those are solved at once (0
+// iterations) and keep their x; the others are solved from zero.
+TEST(BlockCg, AnAlreadySolvedSourceTakesNoIteration) {
+  const GaugeField<double> u = random_gauge(kBlockLattice, 12);
+  const int n = 3;
+  const EvenOddWilson<double> op(u, 0.1, {.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n});
+  const auto b = op.allocate("b"), x = op.allocate("x");
+  op.pack(gaussians(kBlockLattice, Subset::Even, n, 120), b);
+  const BlockSolverResult first = block_cgnr(op, b, x, {.tolerance = kBlockTolerance});
+  ASSERT_TRUE(first.summary().converged);
+  std::vector<SpinorField<double>> solved(static_cast<std::size_t>(n), SpinorField<double>(kBlockLattice, Subset::Even));
+  op.unpack(x, solved);
+  std::vector<SpinorField<double>> start = solved;
+  fill_zero(start[1]);
+  op.pack(start, x);
+  const BlockSolverResult again = block_cgnr(op, b, x, {.tolerance = kBlockTolerance});
+  ASSERT_TRUE(again.summary().converged);
+  EXPECT_EQ(again.rhs[0].iterations, 0);
+  EXPECT_EQ(again.rhs[2].iterations, 0);
+  EXPECT_GT(again.rhs[1].iterations, 10);
+  std::vector<SpinorField<double>> after = solved;
+  op.unpack(x, after);
+  EXPECT_EQ(relative_difference(after[0], solved[0]), 0.0) << "a solved right-hand side is frozen";
+  EXPECT_EQ(relative_difference(after[2], solved[2]), 0.0) << "a solved right-hand side is frozen";
+  EXPECT_LT(relative_difference(after[1], solved[1]), 1000 * kBlockTolerance);
+}
+
+// A right-hand side started 1e-8 from its solution has 2 orders of residual to lose where the others,
+// from zero, have 10: it stops after a fraction of their iterations, its x frozen from then on
+// (alpha 0), and still matches its solution; in double and in mixed precision.
+TEST(BlockCg, ASourceThatConvergesEarlyStopsThere) {
+  const GaugeField<double> u = random_gauge(kBlockLattice, 12);
+  const int n = 4;
+  const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n};
+  const EvenOddWilson<double> op(u, 0.1, mrhs);
+  const EvenOddWilson<float> sloppy(convert_precision<float>(u), 0.1, mrhs);
+  const auto b = op.allocate("b"), x = op.allocate("x");
+  op.pack(gaussians(kBlockLattice, Subset::Even, n, 140), b);
+  ASSERT_TRUE(block_cgnr(op, b, x, {.tolerance = 1e-12}).summary().converged);
+  std::vector<SpinorField<double>> solved(static_cast<std::size_t>(n), SpinorField<double>(kBlockLattice, Subset::Even));
+  op.unpack(x, solved);
+  for (bool mixed : {false, true}) {
+    std::vector<SpinorField<double>> start = empty_fields<double>(kBlockLattice, Subset::Even, n);
+    for (auto& f : start) fill_zero(f);
+    axpy(std::complex<double>(1 + 1e-8), solved[1], start[1]);
+    op.pack(start, x);
+    const SolverParams params{.tolerance = kBlockTolerance};
+    const BlockSolverResult r = mixed ? block_cgnr(op, sloppy, b, x, params) : block_cgnr(op, b, x, params);
+    const std::string what = mixed ? "mixed" : "double";
+    ASSERT_TRUE(r.summary().converged) << what << ": " << r.summary().breakdown;
+    EXPECT_GT(r.rhs[1].iterations, 0) << what;
+    for (int k : {0, 2, 3}) EXPECT_GT(r.rhs[static_cast<std::size_t>(k)].iterations, 3 * r.rhs[1].iterations) << what << " rhs " << k;
+    EXPECT_EQ(r.iterations, std::max({r.rhs[0].iterations, r.rhs[2].iterations, r.rhs[3].iterations})) << what;
+    std::vector<SpinorField<double>> after = solved;
+    op.unpack(x, after);
+    for (int k = 0; k < n; ++k) {
+      const auto i = static_cast<std::size_t>(k);
+      EXPECT_LE(r.rhs[i].relative_residual, kBlockTolerance) << what << " rhs " << k;
+      EXPECT_LT(relative_difference(after[i], solved[i]), 1000 * kBlockTolerance) << what << " rhs " << k;
+    }
+  }
 }
 
 TEST(SolveDriver, RefusesSourcesThatDoNotSplitIntoItsCalls) {
