@@ -1,4 +1,4 @@
-// dslash solve (--gauge U.nersc | --random --lattice L [--seed N]) (--in b.npy | --source point|random [--nrhs N])
+// dslash solve (--gauge U.nersc | --random --lattice L [--seed N]) (--in b.npy | --point-source x.y.z.t | --source random [--nrhs N])
 //              --mass m [--out x.npy] [--solver cg|bicgstab] [--prec double|single|mixed] [--tol 1e-10] [--maxiter N]
 //              [--kernel naive|mrhs|vnode] [--dispatch ...] [--simd ...] [--compress 18|12|8] [--compress-sloppy 18|12|8]
 //              [--threads N] [--print-every N] [--json FILE]
@@ -58,10 +58,29 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   gauge->excludes(random);
   add_lattice_option(*cmd, o->dims)->needs(random);
   auto* in = cmd->add_option("--in", o->in, "source b: .npy spinor(s), full lattice")->check(CLI::ExistingFile);
-  cmd->add_option("--source", o->source, "no --in: point sources (1 at site r/12, spin-colour r%12) or Gaussian ones (seed + r) [default: random]")
-      ->check(CLI::IsMember({"point", "random"}))->excludes(in);
+  auto* source = cmd->add_option("--source", o->source, "no --in: Gaussian sources (seed + r) [default]")->check(CLI::IsMember({"random"}))->excludes(in);
+  auto* point = cmd->add_option_function<std::string>(
+                       "--point-source",
+                       [o](const std::string& text) {
+                         const Coord x = [&] {
+                           try {
+                             return parse_extents(text);
+                           } catch (const std::invalid_argument&) {
+                             throw std::invalid_argument("--point-source '" + text + "': expected a site x.y.z.t, x first");
+                           }
+                         }();
+                         for (int c : x)
+                           if (c < 0) throw std::invalid_argument("--point-source '" + text + "': coordinates must be >= 0");
+                         o->point_source = x;
+                       },
+                       "the 12 spin-colour point sources at site x.y.z.t (x first, as --lattice; source 3 spin + colour), solved into one "
+                       "propagator of shape (12, L3, L2, L1, L0, 4, 3)")
+                   ->type_name("x.y.z.t")
+                   ->excludes(in)
+                   ->excludes(source);
   add_seed_option(*cmd, o->seed, "random seed of --random and --source random");
-  add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides (default: as many as --in holds, else 1); --kernel mrhs solves them in one");
+  add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides (default: as many as --in holds, else 1); --kernel mrhs solves them in one block")
+      ->excludes(point);
   cmd->add_option("--out", o->out, "write the solution(s) x here (.npy, full lattice)");
   add_real_option(*cmd, "--mass", o->mass, "bare mass m: M = (4 + m) - D/2")->required();
   add_choice_option(*cmd, "--solver", o->solver, {{"cg", SolveMethod::Cgnr}, {"bicgstab", SolveMethod::BiCGStab}},
@@ -95,7 +114,8 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     o->mpi.check_backend(o->backend);
     if (o->gauge.empty() && !o->random) throw std::invalid_argument("solve: give the gauge field: --gauge U.nersc, or --random with --lattice");
     if (o->random && cmd->count("--lattice") == 0) throw std::invalid_argument("solve: --random needs --lattice");
-    if (o->in.empty() && o->source.empty()) o->source = "random";
+    if (o->in.empty() && o->source.empty() && !o->point_source) o->source = "random";
+    if (o->random) check_point_source(*o, Geometry(o->dims));  // before any work; a --gauge file's lattice is checked once read
     if (!o->random && o->source != "random") reject_given(*cmd, {"--seed"}, "without --random or --source random");
     reject_simd_for_naive(o->kernel, o->k.simd);
     if (!(4 + o->mass > 0)) throw std::invalid_argument("--mass " + cmd->get_option("--mass")->as<std::string>() + ": 4 + m must be positive (the Wilson matrix's diagonal)");

@@ -2,6 +2,7 @@
 // stdout, --json, x to --out): the solve driver's fields and figures in the command's words.
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -34,6 +35,15 @@ GaugeField<double> gauge_field(const SolveOptions& o) {
   return r;
 }
 
+void check_point_source(const SolveOptions& o, const Geometry& g) {
+  if (!o.point_source) return;
+  const Coord& x = *o.point_source;
+  for (std::size_t mu = 0; mu < 4; ++mu)
+    if (x[mu] >= g.extent(static_cast<int>(mu)))
+      throw std::invalid_argument("--point-source " + std::to_string(x[0]) + "." + std::to_string(x[1]) + "." + std::to_string(x[2]) + "." +
+                                  std::to_string(x[3]) + ": outside the lattice " + g.to_string());
+}
+
 std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched) {
   std::vector<SpinorField<double>> b;
   if (!o.in.empty()) {
@@ -44,27 +54,27 @@ std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& 
     if (o.prec != SolvePrecision::Double)
       if (const auto bad = io::first_unrepresentable_element<float>(b, batched))
         throw std::invalid_argument(o.in + ": " + *bad + " (--prec " + to_string(o.prec) + ")");
-    for (std::size_t r = 0; r < b.size(); ++r) {
-      const std::string spinor = "solve: spinor " + std::to_string(r) + " of " + o.in;
-      const double b_norm2 = norm2(b[r]);
-      if (b_norm2 == 0) throw std::invalid_argument(spinor + " is zero: M x = 0 needs no solver");
-      // Every residual is relative to ||b||, and every norm a sum of squares in double.
-      if (!std::isfinite(b_norm2)) throw std::invalid_argument(spinor + ": ||b||^2 overflows double; scale it down (x scales with it)");
+    // Every residual is relative to ||b||, and every norm a sum of squares in double. A zero source
+    // is solved at once (x = 0).
+    for (std::size_t r = 0; r < b.size(); ++r)
+      if (!std::isfinite(norm2(b[r])))
+        throw std::invalid_argument("solve: spinor " + std::to_string(r) + " of " + o.in + ": ||b||^2 overflows double; scale it down (x scales with it)");
+    return b;
+  }
+  if (o.point_source) {
+    const Coord& x = *o.point_source;
+    check_point_source(o, g);
+    batched = true;
+    for (int r = 0; r < 12; ++r) {
+      SpinorField<double>& f = b.emplace_back(g, Subset::Full, "b");
+      fill_zero(f);
+      f(g.site(x), r / 3, r % 3) = 1;
     }
     return b;
   }
   const int n = o.nrhs == 0 ? 1 : o.nrhs;
   batched = n > 1;
-  if (o.source == "point" && n > 12 * g.volume()) throw std::invalid_argument("solve: --nrhs " + std::to_string(n) + " point sources do not fit the lattice");
-  for (int r = 0; r < n; ++r) {
-    SpinorField<double>& f = b.emplace_back(g, Subset::Full, "b");
-    if (o.source == "random") {
-      fill_gaussian(f, o.seed + static_cast<std::uint64_t>(r));
-    } else {
-      fill_zero(f);
-      f(r / 12, r % 12 / 3, r % 3) = 1;
-    }
-  }
+  for (int r = 0; r < n; ++r) fill_gaussian(b.emplace_back(g, Subset::Full, "b"), o.seed + static_cast<std::uint64_t>(r));
   return b;
 }
 
@@ -95,6 +105,22 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
                 static_cast<long long>(out.halo->read_in_place), static_cast<long long>(out.halo->hops));
   std::printf("solver: %.2f GFLOP/s of Dslash over the whole solve\n", t.gflops());
   std::printf("true residual ||b - M x|| / ||b|| = %.3e (reference operator, double, full lattice%s)\n", worst, n > 1 ? ", worst right-hand side" : "");
+  // Each right-hand side: its iterations, its true residual, and its share of its solver call's time.
+  nlohmann::json per_rhs = nlohmann::json::array();
+  int fewest = 0, most = 0;
+  for (const SolveRecord& s : out.solves)
+    for (std::size_t k = 0; k < s.rhs.size(); ++k) {
+      const int r = s.first + static_cast<int>(k), iterations = s.rhs[k].iterations;
+      fewest = per_rhs.empty() ? iterations : std::min(fewest, iterations);
+      most = std::max(most, iterations);
+      const double scale = k < s.rhs_scale.size() ? s.rhs_scale[k] : s.scale;
+      per_rhs.push_back({{"rhs", r}, {"iterations", iterations}, {"converged", s.rhs[k].converged}, {"stop", to_string(s.rhs[k].stop)},
+                         {"residual", s.rhs[k].relative_residual * scale}, {"true_residual", reference.residuals.at(static_cast<std::size_t>(r))},
+                         {"time_s", s.time_s / s.count}});
+    }
+  if (n > 1)
+    std::printf("per right-hand side: %d to %d iterations, %.4f s each (%s)\n", fewest, most, t.time_s / n,
+                per_solve > 1 ? "the block's time over its right-hand sides" : "one solve each");
   nlohmann::json profile;
   if (o.profile) {
     const double time_s = t.time_s, launches = out.launch_seconds;
@@ -123,7 +149,8 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
     }
     nlohmann::json config = {
         {"lattice", g.extents()}, {"gauge", o.random ? "random, seed " + std::to_string(o.seed) : o.gauge},
-        {"source", o.in.empty() ? o.source + (o.source == "random" ? ", seed " + std::to_string(o.seed) : "") : o.in},
+        {"source", !o.in.empty() ? o.in : o.point_source ? "point" : o.source + ", seed " + std::to_string(o.seed)},
+        {"point_source", o.point_source ? nlohmann::json(*o.point_source) : nlohmann::json(nullptr)},
         {"nrhs", n}, {"mass", o.mass}, {"solver", to_string(o.solver)}, {"prec", to_string(o.prec)}, {"tol", o.tol}, {"maxiter", o.maxiter},
         {"reliable_delta", o.reliable_delta}, {"kernel", to_string(o.kernel)}, {"dispatch", to_string(cfg.dispatch)},
         {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)},
@@ -141,14 +168,20 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
                                {"dslash_s", t.dslash_s}, {"solve_over_dslash", t.over_dslash()}, {"setup_s", t.setup_s},
                                {"solve_over_dslash_without_setup", t.over_dslash_without_setup()}, {"true_residual", worst},
                                {"reference_confirms", reference.confirms},
-                               {"true_residuals", reference.residuals}, {"solves", solves}, {"profile", profile},
+                               {"true_residuals", reference.residuals}, {"time_per_rhs_s", t.time_s / n}, {"per_rhs", per_rhs},
+                               {"solves", solves}, {"profile", profile},
                                {"halo_hops_read_in_place", out.halo ? out.halo->read_in_place : 0}});
   }
   if (const SolveRecord* unconverged = out.first_unconverged()) {
     const SolveRecord& s = *unconverged;
     const std::string why = s.result.stop == Stop::IterationLimit ? "the iteration limit" : to_string(s.result.stop) + (": " + s.result.breakdown);
+    // The first right-hand side of the call that did not converge (a block's: its own figures).
+    std::size_t k = 0;
+    while (k + 1 < s.rhs.size() && s.rhs[k].converged) ++k;
+    const SolverResult& one = s.rhs.empty() ? s.result : s.rhs[k];
+    const double scale = k < s.rhs_scale.size() ? s.rhs_scale[k] : s.scale;
     std::fprintf(stderr, "dslash: solve did not converge: right-hand side %d stopped after %d iterations at residual %.3e > --tol %.1e (%s)%s\n",
-                 s.first, s.result.iterations, s.result.relative_residual * s.scale, o.tol, why.c_str(), o.out.empty() ? "" : "; x not written");
+                 s.first + static_cast<int>(k), one.iterations, one.relative_residual * scale, o.tol, why.c_str(), o.out.empty() ? "" : "; x not written");
     return false;
   }
   if (!reference.confirms) {

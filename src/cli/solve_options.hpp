@@ -22,6 +22,7 @@ struct SolveOptions {
   KernelFamily kernel = KernelFamily::Naive;
   Backend backend = Backend::Cpu;
   Coord dims{};
+  std::optional<Coord> point_source;  // --point-source x.y.z.t: the 12 spin-colour sources at that site
   bool random = false;
   std::uint64_t seed = 1;
   double mass = 0, tol = 1e-10, reliable_delta = SolverParams{}.reliable_delta;
@@ -44,9 +45,12 @@ struct SolveInputs {
 
 // The gauge field of --gauge or --random.
 GaugeField<double> gauge_field(const SolveOptions& o);
-// The right-hand sides: from --in, or --source point (right-hand side r: 1 at lattice site r / 12,
-// spin-colour r % 12) or random (Gaussian, seed + r, as `dslash spinor`).
+// The right-hand sides: from --in, the 12 of --point-source (source 3 spin + colour: 1 at that
+// site, spin and colour; std::invalid_argument for a site outside g), or --source random (Gaussian,
+// seed + r, as `dslash spinor`).
 std::vector<SpinorField<double>> sources(const SolveOptions& o, const Geometry& g, bool& batched);
+// --point-source's site inside g, or std::invalid_argument naming both (nothing to check without it).
+void check_point_source(const SolveOptions& o, const Geometry& g);
 
 // The links each operator stores, compressed as asked, in its precision, checked before the
 // operators are made so that a refusal names the option that asked for it (the kernels, which
