@@ -95,7 +95,7 @@ done
 
 # The exit codes: 2 and one line "error: ...", never a traceback, for a file that is missing, not
 # JSON, or JSON of another kind (a solve's, a scaling.py file), for each script that reads results.
-"$dslash" solve --random --lattice 4x4x4x4 --seed 2 --source point --mass 0.2 --out x.npy --json solve.json > /dev/null || fail "dslash solve"
+"$dslash" solve --random --lattice 4x4x4x4 --seed 2 --point-source 0.0.0.0 --mass 0.2 --out x.npy --json solve.json > /dev/null || fail "dslash solve"
 echo '{"mode": "weak", "points": []}' > scaling.json
 echo 'not json' > text.json
 $py - <<'PY'

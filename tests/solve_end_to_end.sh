@@ -20,6 +20,7 @@ L=8x4x4x8
 "$dslash" gauge --lattice $L --random --seed 3 --out U.nersc > /dev/null
 "$dslash" spinor --lattice $L --seed 5 --out b.npy > /dev/null
 "$dslash" spinor --lattice $L --seed 5 --nrhs 8 --out b8.npy > /dev/null
+"$dslash" spinor --lattice $L --seed 6 --nrhs 7 --out b7.npy > /dev/null
 
 # solve --out x.npy, then D x with the reference kernel, for the numpy check below.
 solve() {
@@ -46,6 +47,13 @@ solve sloppy12 --in b.npy --prec mixed --tol 1e-10 --compress-sloppy 12
 grep -q "links 18 / 12 (single) reals" sloppy12.txt || fail "--compress-sloppy 12: not in the header: $(head -1 sloppy12.txt)"
 solve both12 --in b.npy --prec double --tol 1e-10 --compress 12 --kernel vnode
 grep -q "8 right-hand sides in one solve" mrhs_mixed.txt || fail "mrhs: not one solve of 8"
+# Block CG: 7 sources (a prime: no whole vector of lanes) in one block, each its own CG; and the 12
+# spin-colour point sources of a site, one propagator file.
+solve block7 --in b7.npy --prec mixed --tol 1e-10 --kernel mrhs --simd "$vector_isa"
+grep -q "^per right-hand side: [0-9]* to [0-9]* iterations, .* s each (the block's time over its right-hand sides)$" block7.txt \
+  || fail "block: no per right-hand side line: $(cat block7.txt)"
+solve point --point-source 1.2.3.0 --prec mixed --tol 1e-10 --kernel mrhs --simd "$vector_isa"
+grep -q "12 right-hand sides in one solve" point.txt || fail "point source: not one block of 12: $(head -1 point.txt)"
 # On a GPU: the same solves with the vectors in device memory.
 gpu=0
 if nvidia-smi -L > /dev/null 2>&1; then
@@ -56,8 +64,8 @@ if nvidia-smi -L > /dev/null 2>&1; then
   # 12-real links keep naive's epilogue on the GPU (M_ee_hat's last pass in the second hop's kernel):
   # no more BLAS passes than with whole links (checked below).
 fi
-# No files: a random gauge field and a point source.
-"$dslash" solve --random --lattice 4x4x4x4 --seed 2 --source point --mass 0.2 --out xp.npy > point.txt || fail "point source solve"
+# No files: a random gauge field and a point source, one source at a time on the naive kernel.
+"$dslash" solve --random --lattice 4x4x4x4 --seed 2 --point-source 3.0.1.2 --mass 0.2 --out xp.npy > point_naive.txt || fail "point source solve"
 [ -e xp.npy ] || fail "point source: no x"
 
 if have_numpy; then
@@ -105,6 +113,21 @@ assert len(j["solves"]) == 1 and j["solves"][0]["rhs"] == 8 and len(j["true_resi
 for name, links in (("sloppy12", (18, 12)), ("both12", (12, 12)), ("cg_mixed", (18, 18))):
     j = check(name, "b.npy", 1e-10 if name != "cg_mixed" else 1e-12)
     assert (j["config"]["compress"], j["config"]["compress_sloppy"]) == links, (name, j["config"])
+# The block: one solver call of 7; each right-hand side its iterations, residuals and time.
+j = check("block7", "b7.npy", 1e-10)
+assert len(j["solves"]) == 1 and j["solves"][0]["rhs"] == 7 and len(j["per_rhs"]) == 7, j["solves"]
+for k, r in enumerate(j["per_rhs"]):
+    assert r["rhs"] == k and r["converged"] and 0 < r["iterations"] <= j["iterations"] and r["true_residual"] <= 1e-10, r
+    assert abs(r["time_s"] - j["time_s"] / 7) <= 1e-9 + 1e-6 * j["time_s"] and r["true_residual"] == j["true_residuals"][k], r
+assert abs(j["time_per_rhs_s"] - j["time_s"] / 7) <= 1e-12 + 1e-9 * j["time_s"], j["time_per_rhs_s"]
+# The propagator: source 3 spin + colour is 1 at (x, y, z, t) = (1, 2, 3, 0), shape (12, L3, L2, L1, L0, 4, 3).
+b = np.zeros((12, 8, 4, 4, 8, 4, 3), np.complex128)
+for r in range(12):
+    b[r, 0, 3, 2, 1, r // 3, r % 3] = 1
+np.save("bp.npy", b)
+j = check("point", "bp.npy", 1e-10)
+assert np.load("x_point.npy").shape == (12, 8, 4, 4, 8, 4, 3) and j["config"]["point_source"] == [1, 2, 3, 0] and len(j["per_rhs"]) == 12, j["config"]
+assert np.load("xp.npy").shape == (12, 4, 4, 4, 4, 4, 3)
 j = check("naive_nrhs", "b8.npy", 1e-10)
 assert len(j["solves"]) == 8 and j["config"]["nrhs"] == 8 and j["config"]["reliable_delta"] == 0.1
 if os.environ["GPU"] == "1":
@@ -164,7 +187,14 @@ else
 fi
 expect_message "give the gauge field" solve --in b.npy --out x.npy --mass 0.1
 expect_message "--random needs --lattice" solve --random --out x.npy --mass 0.1
-expect_message "excludes" "${ok[@]}" --mass 0.1 --source point
+expect_message "excludes" "${ok[@]}" --mass 0.1 --source random
+expect_message "point not in {random}" solve --gauge U.nersc --source point --out x.npy --mass 0.1
+expect_message "excludes" "${ok[@]}" --mass 0.1 --point-source 1.1.1.1
+expect_message "excludes" solve --gauge U.nersc --point-source 1.1.1.1 --nrhs 3 --out x.npy --mass 0.1
+expect_message "--point-source 8.0.0.0: outside the lattice 8x4x4x8" solve --gauge U.nersc --point-source 8.0.0.0 --out x.npy --mass 0.1
+expect_message "--point-source 0.0.0.9: outside the lattice 4x4x4x4" solve --random --lattice 4x4x4x4 --point-source 0.0.0.9 --out x.npy --mass 0.1
+expect_message "--point-source '1.2.3': expected a site x.y.z.t" solve --gauge U.nersc --point-source 1.2.3 --out x.npy --mass 0.1
+expect_message "--point-source '1.-2.3.0': " solve --gauge U.nersc --point-source 1.-2.3.0 --out x.npy --mass 0.1
 expect_message "--seed does not apply" "${ok[@]}" --mass 0.1 --seed 4
 expect_message "--nrhs 2 but b8.npy holds 8" solve --gauge U.nersc --in b8.npy --nrhs 2 --out x.npy --mass 0.1
 "$dslash" spinor --lattice 8x4x4x4 --out wrong.npy > /dev/null
@@ -177,8 +207,20 @@ mkdir adir
 expect_message "--out" solve --gauge U.nersc --in b.npy --out adir --mass 0.1
 expect_message "--json" solve --gauge U.nersc --in b.npy --json adir --mass 0.1
 if have_numpy; then
+  # A zero source is solved at once (x = 0, no iteration), one by one and in a block beside others.
   /usr/bin/python3 -c "import numpy as np; np.save('zero.npy', np.zeros((8, 4, 4, 8, 4, 3), np.complex128))"
-  expect_message "is zero" solve --gauge U.nersc --in zero.npy --out x.npy --mass 0.1
+  "$dslash" solve --gauge U.nersc --in zero.npy --out x0.npy --json x0.json --mass 0.1 > /dev/null || fail "a zero source was refused"
+  /usr/bin/python3 -c "
+import numpy as np; b = np.load('b7.npy'); b[3] = 0; np.save('b7zero.npy', b)"
+  "$dslash" solve --gauge U.nersc --in b7zero.npy --out x7.npy --json x7.json --mass 0.1 --kernel mrhs --simd "$vector_isa" > /dev/null \
+    || fail "a block with a zero source failed"
+  /usr/bin/python3 -c "
+import json, numpy as np
+assert not np.load('x0.npy').any() and json.load(open('x0.json'))['iterations'] == 0
+j = json.load(open('x7.json')); x = np.load('x7.npy')
+assert not x[3].any() and all(x[k].any() for k in (0, 1, 2, 4, 5, 6)), 'x'
+assert j['converged'] and [r['iterations'] == 0 for r in j['per_rhs']] == [k == 3 for k in range(7)], j['per_rhs']"
+  rm x0.npy x0.json x7.npy x7.json
 fi
 
 # Non-convergence: exit 1, one line on stderr, no x; the JSON written with converged = false and the history.
