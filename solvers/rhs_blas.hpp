@@ -38,10 +38,47 @@ struct RhsCoefficient {
   DSLASH_INLINE_FUNCTION double operator()(int r) const { return values != nullptr ? scale * values[r] : scale; }
 };
 
+namespace rhs_blas_detail {
+
+inline constexpr int kMaxLanes = 16;  // KernelLayout's widest
+
+// f(real index, right-hand side) for every real of a buffer of layout l, in tasks of (a chunk of
+// sites, a block), each leaving its lanes' sums of f in partials; with sums, their total per right-
+// hand side over this process's sites. (A free function: nvcc's extended lambdas may not sit in a
+// private member.)
+template <class Space, class F, class Host>
+std::vector<double> pass(const char* label, const RhsLayout& l, index_t chunks, const View<double, 1, LayoutRight, Space>& partials_view,
+                         const Host& partials_host, bool sums, const F& f) {
+  const index_t sites = l.c.sites, blocks = l.c.blocks;
+  const int lanes = static_cast<int>(l.c.lanes);
+  const bool folded = l.folded;
+  const KernelLayout::Strides st = l.c.strides;
+  double* partials = partials_view.data();
+  parallel_for(label, RangePolicy<typename Space::execution_space>(chunks * blocks), DSLASH_LAMBDA(index_t task) {
+    const index_t chunk = task / blocks;
+    const int b = static_cast<int>(task % blocks);
+    double acc[kMaxLanes] = {};
+    for (index_t o = chunk * sites / chunks; o < (chunk + 1) * sites / chunks; ++o)
+      for (int c = 0; c < 24; ++c)
+        for (int lane = 0; lane < lanes; ++lane) acc[lane] += f(st.index(o, b, c, lane, lanes), folded ? 0 : b * lanes + lane);
+    for (int lane = 0; lane < lanes; ++lane) partials[task * lanes + lane] = acc[lane];
+  });
+  if (!sums) return {};
+  if constexpr (!Space::host_accessible) deep_copy(partials_host, partials_view);
+  else Space::execution_space::fence();
+  std::vector<double> total(static_cast<std::size_t>(l.slots()), 0.0);
+  const double* p = partials_host.data();
+  for (index_t chunk = 0; chunk < chunks; ++chunk)
+    for (index_t b = 0; b < blocks; ++b)
+      for (int lane = 0; lane < lanes; ++lane) total[static_cast<std::size_t>(folded ? 0 : b * lanes + lane)] += p[(chunk * blocks + b) * lanes + lane];
+  return total;
+}
+
+}  // namespace rhs_blas_detail
+
 template <class Space>
 class RhsPasses {
  public:
-  static constexpr int kMaxLanes = 16;  // KernelLayout's widest
   // Coefficient sets a solver keeps at once (uploaded ones stay valid until the set is uploaded again).
   static constexpr int kSets = 4;
 
@@ -53,7 +90,7 @@ class RhsPasses {
         partials_host_(create_mirror_view(partials_)),
         coefficients_("rhs_coefficients", static_cast<std::size_t>(kSets * layout.slots())),
         coefficients_host_(create_mirror_view(coefficients_)) {
-    if (layout.c.lanes > kMaxLanes) throw std::logic_error("RhsPasses: a layout of " + std::to_string(layout.c.lanes) + " lanes");
+    if (layout.c.lanes > rhs_blas_detail::kMaxLanes) throw std::logic_error("RhsPasses: a layout of " + std::to_string(layout.c.lanes) + " lanes");
   }
 
   const RhsLayout& layout() const { return layout_; }
@@ -75,7 +112,7 @@ class RhsPasses {
   std::vector<double> norm2(const View<Real, 1, LayoutRight, Space>& x) const {
     check(x);
     const Real* xp = x.data();
-    return pass("rhs_norm2", true, DSLASH_LAMBDA(index_t i, int) {
+    return rhs_blas_detail::pass<Space>("rhs_norm2", layout_, chunks_, partials_, partials_host_, true, DSLASH_LAMBDA(index_t i, int) {
       const double v = xp[i];
       return v * v;
     });
@@ -90,7 +127,7 @@ class RhsPasses {
     check(y);
     const Real* xp = x.data();
     Real* yp = y.data();
-    return pass("rhs_axpby", norms, DSLASH_LAMBDA(index_t i, int r) {
+    return rhs_blas_detail::pass<Space>("rhs_axpby", layout_, chunks_, partials_, partials_host_, norms, DSLASH_LAMBDA(index_t i, int r) {
       const Real v = static_cast<Real>(a(r)) * xp[i] + static_cast<Real>(b(r)) * yp[i];
       yp[i] = v;
       return static_cast<double>(v) * static_cast<double>(v);
@@ -102,36 +139,6 @@ class RhsPasses {
   void check(const View<Real, 1, LayoutRight, Space>& v) const {
     if (static_cast<std::size_t>(2 * layout_.c.count()) != v.size())
       throw std::invalid_argument("rhs blas: buffer \"" + v.label() + "\" does not have the layout's size");
-  }
-
-  // f(real index, right-hand side) for every real, in tasks of (a chunk of sites, a block); with
-  // sums, the sum of f per right-hand side over this process's sites.
-  template <class F>
-  std::vector<double> pass(const char* label, bool sums, const F& f) const {
-    const index_t sites = layout_.c.sites, chunks = chunks_, blocks = layout_.c.blocks;
-    const int lanes = static_cast<int>(layout_.c.lanes);
-    const bool folded = layout_.folded;
-    const KernelLayout::Strides st = layout_.c.strides;
-    double* partials = partials_.data();
-    parallel_for(label, RangePolicy<typename Space::execution_space>(chunks * blocks), DSLASH_LAMBDA(index_t task) {
-      const index_t chunk = task / blocks;
-      const int b = static_cast<int>(task % blocks);
-      double acc[kMaxLanes] = {};
-      for (index_t o = chunk * sites / chunks; o < (chunk + 1) * sites / chunks; ++o)
-        for (int c = 0; c < 24; ++c)
-          for (int l = 0; l < lanes; ++l) acc[l] += f(st.index(o, b, c, l, lanes), folded ? 0 : b * lanes + l);
-      for (int l = 0; l < lanes; ++l) partials[task * lanes + l] = acc[l];
-    });
-    if (!sums) return {};
-    if constexpr (!Space::host_accessible) deep_copy(partials_host_, partials_);
-    else Space::execution_space::fence();
-    std::vector<double> total(static_cast<std::size_t>(slots()), 0.0);
-    const double* p = partials_host_.data();
-    for (index_t chunk = 0; chunk < chunks; ++chunk)
-      for (index_t b = 0; b < blocks; ++b)
-        for (int l = 0; l < lanes; ++l)
-          total[static_cast<std::size_t>(folded ? 0 : b * lanes + l)] += p[(chunk * blocks + b) * lanes + l];
-    return total;
   }
 
   RhsLayout layout_;

@@ -17,7 +17,6 @@
 #include "solvers/bicgstab.hpp"
 #include "solvers/block_cg.hpp"
 #include "solvers/cg.hpp"
-#include "solvers/rhs_blas.hpp"
 
 namespace dslash {
 
@@ -99,7 +98,6 @@ SolveOutcome solve_all(const SolveConfig& c, const GaugeField<double>& u, const 
   if (c.profile) profile.emplace();
   const int solves = static_cast<int>(b.size()) / per_solve;
   const bool block = c.method == SolveMethod::Cgnr && op.config().kernel == KernelFamily::Mrhs;
-  const RhsPasses<Space> passes(RhsLayout{op.complex_layout(), op.slots().folded});
   const auto be = op.allocate("b_e"), bo = op.allocate("b_o"), b_hat = op.allocate("b_hat"), xe = op.allocate("x_e"), xo = op.allocate("x_o");
   for (int first = 0; first < static_cast<int>(b.size()); first += per_solve) {
     std::vector<SpinorField<Real>> even, odd;
@@ -118,7 +116,7 @@ SolveOutcome solve_all(const SolveConfig& c, const GaugeField<double>& u, const 
     const auto scale = [](double hat, double full) { return full == 0 ? 1.0 : std::sqrt(hat / full); };
     rec.scale = scale(op.norm2(b_hat), op.norm2(be) + op.norm2(bo));
     SolverParams params{.tolerance = c.tolerance / rec.scale, .max_iterations = c.max_iterations, .reliable_delta = c.reliable_delta};
-    const std::vector<double> hat2 = op.global_sums(passes.norm2(b_hat)), even2 = op.global_sums(passes.norm2(be)), odd2 = op.global_sums(passes.norm2(bo));
+    const std::vector<double> hat2 = op.rhs_norm2(b_hat), even2 = op.rhs_norm2(be), odd2 = op.rhs_norm2(bo);
     for (int r = 0; r < per_solve; ++r) {
       const auto k = static_cast<std::size_t>(r);
       rec.rhs_scale.push_back(scale(hat2[k], even2[k] + odd2[k]));

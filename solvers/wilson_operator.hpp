@@ -91,6 +91,9 @@ class EvenOddWilson {
   // The sums of a fused BLAS pass over this process's sites (blas.hpp) -> over the whole lattice.
   double global_sum(double partial) const;
   NormDot global_sum(NormDot partial) const;
+  // ||v_r||^2 of each right-hand side r < config().nrhs, over the whole lattice (one pass:
+  // solvers/rhs_blas.hpp). For the driver's per-source scales; a block solver keeps its own passes.
+  std::vector<double> rhs_norm2(const vector_type& v) const;
   // Per right-hand side sums of this process's sites (solvers/rhs_blas.hpp) -> over the whole lattice.
   std::vector<double> global_sums(std::vector<double> partials) const {
     hopping_->sum(partials);

@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "dslash/lattice/field_ops.hpp"
+#include "solvers/rhs_blas.hpp"
 
 namespace dslash {
 
@@ -165,6 +166,14 @@ double EvenOddWilson<Real, Space>::norm2(const vector_type& v) const {
 template <class Real, class Space>
 std::complex<double> EvenOddWilson<Real, Space>::dot(const vector_type& x, const vector_type& y) const {
   return global_sum(NormDot{0, dslash::dot(complex_layout(), x, y), {}}).dot;
+}
+
+template <class Real, class Space>
+std::vector<double> EvenOddWilson<Real, Space>::rhs_norm2(const vector_type& v) const {
+  const RhsPasses<Space> passes(RhsLayout{complex_layout(), slots().folded});
+  std::vector<double> sums = global_sums(passes.norm2(v));
+  sums.resize(static_cast<std::size_t>(config().nrhs));
+  return sums;
 }
 
 template <class Real, class Space>
