@@ -102,13 +102,12 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
   const bool gpu = staged || peer;
   if (gpu) per_direction("project", &mpi::HaloCallTimes::project);
   else add("project", [](const auto& c) { return c.project_all; });  // every face in one launch
-  if (staged) add("copy to host", [](const auto& c) { return c.to_host; });
-  if (peer) add("to peers", [](const auto& c) { return c.to_peers; });
+  if (gpu) add(staged ? "copy to host" : "to peers", [](const auto& c) { return c.send_out; });
   add("post", [](const auto& c) { return c.post; });
   add("interior", [](const auto& c) { return c.interior; });
   add("progress", [](const auto& c) { return c.progress; });
   add("wait", [](const auto& c) { return c.wait; });
-  if (staged) add("copy to device", [](const auto& c) { return c.to_device; });
+  if (staged) add("copy to device", [](const auto& c) { return c.bring_in; });
   if (completion != "kernel") per_direction("complete", &mpi::HaloCallTimes::complete);
   add("call", [](const auto& c) { return c.call; });
   add("transfer", [](const auto& c) { return c.transfer; });
@@ -127,7 +126,7 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
 }
 
 double sum_of(const mpi::HaloCallTimes& c, bool comm) {
-  double s = comm ? c.project_all + c.post + c.wait + c.to_host + c.to_device + c.to_peers : c.interior + c.progress;
+  double s = comm ? c.project_all + c.post + c.wait + c.send_out + c.bring_in : c.interior + c.progress;
   for (double per_mu : comm ? c.project : c.complete) s += per_mu;
   return s;
 }

@@ -107,7 +107,7 @@ CpuHalo parse_cpu_halo(std::string_view text) {
 }
 
 double HaloCallTimes::stages() const {
-  double s = project_all + post + interior + progress + wait + to_host + to_device + to_peers;
+  double s = project_all + post + interior + progress + wait + send_out + bring_in;
   for (std::size_t mu = 0; mu < 4; ++mu) s += project[mu] + complete[mu];
   return s;
 }
@@ -547,7 +547,8 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
     t.at.faces_out = g.copy_out.stop.since(g.computed.start);
     if (out.size() > 0)
       for_each_split([&](int mu) { t.at.complete_done = std::max(t.at.complete_done, g.complete[static_cast<std::size_t>(mu)].stop.since(g.computed.start)); });
-    g.halo->copy_times(g.copy_out.seconds(), t);
+    t.send_out = g.copy_out.seconds();
+    t.bring_in = g.halo->bring_in_seconds();
   }
   times_.push_back(t);
 #else

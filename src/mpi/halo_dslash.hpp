@@ -48,8 +48,10 @@ struct HaloCallTimes {
   double progress = 0;  // Chunks: the MPI_Testall calls between the slabs
   double wait = 0, call = 0;
   double transfer = 0;  // post -> every message seen done (at a test or the wait)
-  double to_host = 0, to_device = 0;  // the GPU, staged: copies of the send and receive buffers (0 on a CPU)
-  double to_peers = 0;                // the GPU, peer: the copies into the neighbours' receive buffers, or after a remote write its event
+  // The GPU (0 on a CPU): the send buffers' way out (DeviceHaloTransport::send_out; staged: the copy
+  // to the host, peer: the copies into the neighbours' receive buffers, or after a remote write its
+  // event) and the received halo's copy in (bring_in; staged only).
+  double send_out = 0, bring_in = 0;
   // The GPU's call as a timeline, where the stages above leave time unaccounted: when each piece
   // ended on the GPU (seconds after the interior's start, the GPU's clock: the interior itself ends
   // at `interior`) and when the host got past each of its steps (seconds after the call's start,

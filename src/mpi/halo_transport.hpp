@@ -30,7 +30,6 @@ CpuHalo parse_cpu_halo(std::string_view text);  // auto, mpi, shared, inputs
 enum class GpuHalo { Auto, Staged, Peer };
 GpuHalo parse_gpu_halo(std::string_view text);  // auto, staged, peer
 
-struct HaloCallTimes;  // mpi/halo_dslash.hpp
 template <class Real>
 class SharedSpinors;  // mpi/shared_spinors.hpp
 
@@ -78,8 +77,8 @@ class DeviceHaloTransport : public HaloTransport<Real> {
   // After wait(), for an interior that follows it: returns once the messages are in (peer: the
   // peers' writes, through `stream`; staged: they are).
   virtual void landed(cudaStream_t) {}
-  // Into t: send_out's seconds `out` (to_host or to_peers) and bring_in's (to_device).
-  virtual void copy_times(double out, HaloCallTimes& t) const = 0;
+  // After a timed bring_in has ended: the seconds of its copy to the device (staged; 0 where nothing is copied in).
+  virtual double bring_in_seconds() const { return 0; }
 };
 
 // Collective; the rank bound to its GPU. Peer where asked (a refusal, CollectiveError, where a
