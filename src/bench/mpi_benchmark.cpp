@@ -272,10 +272,6 @@ void print_breakdown(const MpiResult& r, int iters) {
               1e3 * r.control_min, 1e3 * r.control_median, 1e3 * r.time_min, 1e3 * r.time_median);
 }
 
-#if defined(DSLASH_HAVE_CUDA)
-const char* to_text(mpi::GpuHalo h) { return h == mpi::GpuHalo::Peer ? "peer" : h == mpi::GpuHalo::Staged ? "staged" : "auto"; }
-#endif
-
 }  // namespace
 
 template <class Real, class Space>
@@ -285,7 +281,7 @@ MpiBenchRun run_mpi_benchmark(const MpiBenchConfig& o) {
   const bool root = grid.rank() == 0;
   const int F = sizeof(Real);
   const char* progress = mpi::to_string(o.progress);
-  const std::string halo_messages = o.halo.coalesce ? "per-peer" : "per-face";
+  const std::string halo_messages = mpi::halo_messages_name(o.halo.coalesce);
 
   RunInfo run = o.run;  // the header comes after the run, with its final ceilings
   run.title = "dslash bench over MPI";
@@ -308,7 +304,7 @@ MpiBenchRun run_mpi_benchmark(const MpiBenchConfig& o) {
     run.llc = {g.l2_bytes, "the GPU's L2", gpu.sharing};  // ranks on one GPU share its L2
     run.notes.push_back("gpu " + g.name + ", rank 0: " + gpu.describe() + "; stages from CUDA events (GPU) and host clocks (post, wait), in calls of their own");
     run.extra["gpu"] = {{"name", g.name}, {"rank0", gpu.describe()}, {"cuda_aware_mpi", gpu.cuda_aware}, {"ranks_sharing_rank0_gpu", gpu.sharing},
-                        {"gpu_halo", to_text(o.halo.gpu_halo)}};
+                        {"gpu_halo", mpi::to_string(o.halo.gpu_halo)}};
 #endif
   }
   // Every variant checked on the local lattice as its kernel will check it, before anything is

@@ -41,7 +41,7 @@ int run_bench(const BenchOptions& o) {
   const int F = sizeof(Real);
   const auto kernels = expand(o.kernel, {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode});
   const auto dispatches = expand(o.k.dispatch, {Dispatch::Range, Dispatch::Team, Dispatch::MDRange});
-  const std::array<index_t, 4> user_tile = o.k.tile.empty() ? DslashConfig{}.tile : parse_tile(o.k.tile);
+  const std::array<index_t, 4> user_tile = o.k.tile.value_or(DslashConfig{}.tile);
   // A GPU team is a block: one warp by default.
   const int user_team = o.k.team_size > 0 ? o.k.team_size : (kDevice ? 32 : 1);
 
@@ -176,16 +176,18 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   cmd->add_flag("--csv", o->csv, "print CSV instead of a table");
   add_mpi_options(*cmd, o->mpi);
   cmd->add_flag("--verbose", o->verbose, "with --mpi: each variant's call stage by stage (project, post, interior, wait, complete)")->needs("--mpi");
-  cmd->add_option("--halo-messages", o->halo_messages, "with --mpi: one message per neighbouring rank (per-peer) or per face")
-      ->check(CLI::IsMember({"per-peer", "per-face"}))->capture_default_str()->needs("--mpi");
-  add_int_option(*cmd, "--halo-chunks", o->halo_chunks, 1, 4096, "with --mpi --comms-overlap chunks: interior slabs (default: automatic)")
+  add_choice_option(*cmd, "--halo-messages", o->mpi.halo.coalesce,
+                    {{mpi::halo_messages_name(true), true}, {mpi::halo_messages_name(false), false}},
+                    "with --mpi: one message per neighbouring rank (per-peer) or per face")
+      ->needs("--mpi");
+  add_int_option(*cmd, "--halo-chunks", o->mpi.halo.chunks, 1, 4096, "with --mpi --comms-overlap chunks: interior slabs (default: automatic)")
       ->needs("--mpi");
   add_backend_option(*cmd, o->backend);
   cmd->callback([o, cmd, &exit_code] {
     if (o->kernel == KernelFamily::Naive || o->kernel == KernelFamily::Vnode)
       reject_given(*cmd, {"--nrhs"}, "to --kernel " + std::string(to_string(*o->kernel)) + ", which takes one right-hand side (--nrhs is for mrhs)");
     reject_simd_for_naive(o->kernel, o->k.simd);
-    check_launch_shape(o->k.dispatch, !o->k.tile.empty() || o->k.tune_tile, o->k.team_size > 0 || o->k.tune_team_size);  // the MPI run's too
+    check_launch_shape(o->k.dispatch, o->k.tile || o->k.tune_tile, o->k.team_size > 0 || o->k.tune_team_size);  // the MPI run's too
     if (o->block_z != 0 && o->k.dispatch && *o->k.dispatch != Dispatch::Team) throw std::invalid_argument("--block-z applies to --dispatch team");
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");

@@ -19,25 +19,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "mpi/halo_exchange.hpp"
+#include "mpi/halo_options.hpp"
 #include "mpi/halo_transport.hpp"
 #include "mpi/process_grid.hpp"
 
 namespace dslash::mpi {
-
-enum class Progress { None, Chunks, Thread };
-// Where a CPU rank adds its halo's hops (--halo-complete): Auto in the interior launch where the
-// halo is in before it, else with the face kernels after it; Faces always after it.
-enum class HaloComplete { Auto, Faces };
-HaloComplete parse_halo_complete(std::string_view text);  // auto, faces
-// --comms-overlap: off -> None, chunks or on (the measured best on shared memory) -> Chunks, thread -> Thread.
-Progress parse_progress(std::string_view text);
-const char* to_string(Progress p);
 
 // Seconds of one apply on this rank, stage by stage. The stages follow one another, so they add up
 // to about the call; `transfer` overlaps them.
@@ -63,17 +54,6 @@ struct HaloCallTimes {
     double host_faces_out = 0, host_notices_in = 0, host_complete_launched = 0;  // host (peer: faces queued, not out)
   } at;
   double stages() const;
-};
-
-struct HaloOptions {
-  bool coalesce = true;  // one message per peer (mpi/halo_exchange.hpp)
-  int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
-  GpuHalo gpu_halo = GpuHalo::Auto;
-  CpuHalo cpu_halo = CpuHalo::Auto;
-  // What Auto picks where every neighbour is on this node: Inputs (the bench), or Shared (a solve's
-  // operator, HaloHopping: its vectors in windows gained nothing measurable and cost setup).
-  CpuHalo auto_on_node = CpuHalo::Inputs;
-  HaloComplete complete = HaloComplete::Auto;
 };
 
 template <class Real, class Space = HostSpace>

@@ -10,25 +10,16 @@
 // A call: next_call() -> the projections write at send(mu, hop) -> start() -> test() ... -> wait()
 // -> the completion reads received(mu, hop).
 #include <memory>
-#include <string_view>
 
 #include "kernels/dslash_faces.hpp"
 #include "mpi/halo_exchange.hpp"
+#include "mpi/halo_options.hpp"
 #include "mpi/process_grid.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include <cuda_runtime_api.h>
 #endif
 
 namespace dslash::mpi {
-
-// How CPU ranks move their halos (--cpu-halo): Inputs or Shared where every neighbour is on this
-// node (Auto picks HaloOptions::auto_on_node there: Inputs, or Shared for a solve; else Mpi), Mpi as messages.
-enum class CpuHalo { Auto, Mpi, Shared, Inputs };
-CpuHalo parse_cpu_halo(std::string_view text);  // auto, mpi, shared, inputs
-// How GPU ranks move their halos (--gpu-halo): Peer where every neighbour's GPU is reachable on this
-// node (Auto picks it there, else Staged), Staged through pinned host buffers and MPI.
-enum class GpuHalo { Auto, Staged, Peer };
-GpuHalo parse_gpu_halo(std::string_view text);  // auto, staged, peer
 
 template <class Real>
 class SharedSpinors;  // mpi/shared_spinors.hpp
