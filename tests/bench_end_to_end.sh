@@ -165,7 +165,8 @@ bad_flag() {
 bad_flag "--kernel" "${tiny[@]}" --kernel nope
 bad_flag "--iters 0: too small" "${tiny[@]}" --iters 0
 bad_flag "must be even" --lattice 5x4x4x4
-bad_flag "--tile" "${tiny[@]}" --tile 1.2.3
+bad_flag "error: --tile '1.2.3': expected four sizes a.b.c.d" "${tiny[@]}" --tile 1.2.3
+bad_flag "error: --tile '2.2.2.2.2': expected four sizes a.b.c.d" "${tiny[@]}" --dispatch mdrange --tile 2.2.2.2.2
 bad_flag "error: --tile applies to --dispatch mdrange$" "${tiny[@]}" --dispatch range --tile 2.2.2.2
 bad_flag "error: --team-size applies to --dispatch team$" "${tiny[@]}" --dispatch mdrange --team-size 2
 bad_flag "--team-size two: not a whole number; expected a whole number from 1 to [0-9]*, or auto" "${tiny[@]}" --team-size two

@@ -127,7 +127,9 @@ if [ -n "$wide" ]; then  # 16 lanes: L0 = 4 cannot fold
 fi
 expect_message "error: --tile applies to --dispatch mdrange$" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --tile 2.2.2.2
 expect_message "error: --team-size applies to --dispatch team$" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --team-size 2
-expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --dispatch mdrange --tile 2.2.2
+expect_message "error: --tile '2.2.2': expected four sizes a.b.c.d" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --dispatch mdrange --tile 2.2.2
+# Only bench tunes: apply's --tile auto is no tile.
+expect_message "error: --tile 'auto': expected four sizes a.b.c.d" x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --dispatch mdrange --tile auto
 expect_error x.npy apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --simd avx9000
 expect_error x.npy apply --gauge U.nersc --in psi3.npy --out x.npy --kernel naive --nrhs 2
 expect_error x.npy spinor --lattice 1024x1024x1024x1024 --out x.npy

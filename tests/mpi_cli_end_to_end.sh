@@ -171,6 +171,11 @@ expect_mpi_error 2 "gpu-per-rank applies to --backend cuda" apply --gauge U.ners
 expect_mpi_error 2 "gpu-halo applies to --backend cuda" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --gpu-halo peer
 expect_mpi_error 2 "cpu-halo: fast not in {auto,mpi,shared,inputs}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --cpu-halo fast
 expect_mpi_error 2 "halo-complete: later not in {auto,faces}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-complete later
+expect_mpi_error 2 "gpu-halo: nvlink not in {auto,peer,staged}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --gpu-halo nvlink
+expect_mpi_error 2 "halo-messages: many not in {per-peer,per-face}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --halo-messages many
+expect_mpi_error 2 "error: --tile '1.2.3': expected four sizes a.b.c.d" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --dispatch mdrange --tile 1.2.3
+expect_mpi_error 2 "cpu-halo: fast not in {auto,mpi,shared,inputs}" solve --gauge U.nersc --in psi.npy --mass 0.1 --mpi 1.1.1.2 --cpu-halo fast
+expect_mpi_error 2 "comms-overlap: sometimes not in {on,off,chunks,thread}" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2 --comms-overlap sometimes
 # The sloppy operator's links are blamed on --compress-sloppy.
 expect_mpi_error 2 "^dslash: error: --compress-sloppy 8: link (x,y,z,t,mu) = (0,0,0,0,0) does not survive" \
   solve --gauge unit.nersc --in psi.npy --mass 0.1 --mpi 1.1.1.2 --prec mixed --compress-sloppy 8

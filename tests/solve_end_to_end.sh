@@ -169,6 +169,7 @@ expect_message "4 + m must be positive" "${ok[@]}" --mass -4
 expect_message "4 + m must be positive" "${ok[@]}" --mass -5.5
 expect_message "--mass abc: not a finite number" "${ok[@]}" --mass abc
 expect_message "error: --tile applies to --dispatch mdrange$" "${ok[@]}" --mass 0.1 --tile 2.2.2.2
+expect_message "error: --tile '2.2.2.two': expected four sizes a.b.c.d" "${ok[@]}" --mass 0.1 --dispatch mdrange --tile 2.2.2.two
 expect_message "--mass nan: not a finite number" "${ok[@]}" --mass nan
 expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol 0
 expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol -1e-10

@@ -46,11 +46,11 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+}  // namespace
+
 std::string tile_text(const std::array<index_t, 4>& t) {
   return std::to_string(t[0]) + "." + std::to_string(t[1]) + "." + std::to_string(t[2]) + "." + std::to_string(t[3]);
 }
-
-}  // namespace
 
 // Candidate MDRange tiles over (x or x/2, y, z, t): whole x rows (unit-stride streams), and blocks
 // of y, z, t that trade parallelism for neighbour reuse. The default tile is always a candidate, so

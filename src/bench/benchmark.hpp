@@ -94,6 +94,9 @@ class Benchmark {
 // The tune-cache key of a variant; `where` names what ran it ("threads16", or the GPU's name).
 std::string tune_key(const DslashConfig& cfg, const Geometry& geom, int bytes_per_real, const std::string& where);
 
+// "4.4.4.4": a tile as --tile takes it, the tune cache stores it and the reports print it.
+std::string tile_text(const std::array<index_t, 4>& tile);
+
 // Candidate MDRange tiles for the outer extents (x or x/2, y, z, t) of a launch; 0 = the whole extent.
 std::vector<std::array<index_t, 4>> tile_candidates(const std::array<index_t, 4>& extent);
 

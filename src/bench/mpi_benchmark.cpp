@@ -102,13 +102,12 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
   const bool gpu = staged || peer;
   if (gpu) per_direction("project", &mpi::HaloCallTimes::project);
   else add("project", [](const auto& c) { return c.project_all; });  // every face in one launch
-  if (staged) add("copy to host", [](const auto& c) { return c.to_host; });
-  if (peer) add("to peers", [](const auto& c) { return c.to_peers; });
+  if (gpu) add(staged ? "copy to host" : "to peers", [](const auto& c) { return c.send_out; });
   add("post", [](const auto& c) { return c.post; });
   add("interior", [](const auto& c) { return c.interior; });
   add("progress", [](const auto& c) { return c.progress; });
   add("wait", [](const auto& c) { return c.wait; });
-  if (staged) add("copy to device", [](const auto& c) { return c.to_device; });
+  if (staged) add("copy to device", [](const auto& c) { return c.bring_in; });
   if (completion != "kernel") per_direction("complete", &mpi::HaloCallTimes::complete);
   add("call", [](const auto& c) { return c.call; });
   add("transfer", [](const auto& c) { return c.transfer; });
@@ -127,7 +126,7 @@ std::vector<Stage> stage_figures(const mpi::ProcessGrid& grid, const std::vector
 }
 
 double sum_of(const mpi::HaloCallTimes& c, bool comm) {
-  double s = comm ? c.project_all + c.post + c.wait + c.to_host + c.to_device + c.to_peers : c.interior + c.progress;
+  double s = comm ? c.project_all + c.post + c.wait + c.send_out + c.bring_in : c.interior + c.progress;
   for (double per_mu : comm ? c.project : c.complete) s += per_mu;
   return s;
 }
@@ -273,10 +272,6 @@ void print_breakdown(const MpiResult& r, int iters) {
               1e3 * r.control_min, 1e3 * r.control_median, 1e3 * r.time_min, 1e3 * r.time_median);
 }
 
-#if defined(DSLASH_HAVE_CUDA)
-const char* to_text(mpi::GpuHalo h) { return h == mpi::GpuHalo::Peer ? "peer" : h == mpi::GpuHalo::Staged ? "staged" : "auto"; }
-#endif
-
 }  // namespace
 
 template <class Real, class Space>
@@ -286,7 +281,7 @@ MpiBenchRun run_mpi_benchmark(const MpiBenchConfig& o) {
   const bool root = grid.rank() == 0;
   const int F = sizeof(Real);
   const char* progress = mpi::to_string(o.progress);
-  const std::string halo_messages = o.halo.coalesce ? "per-peer" : "per-face";
+  const std::string halo_messages = mpi::halo_messages_name(o.halo.coalesce);
 
   RunInfo run = o.run;  // the header comes after the run, with its final ceilings
   run.title = "dslash bench over MPI";
@@ -309,7 +304,7 @@ MpiBenchRun run_mpi_benchmark(const MpiBenchConfig& o) {
     run.llc = {g.l2_bytes, "the GPU's L2", gpu.sharing};  // ranks on one GPU share its L2
     run.notes.push_back("gpu " + g.name + ", rank 0: " + gpu.describe() + "; stages from CUDA events (GPU) and host clocks (post, wait), in calls of their own");
     run.extra["gpu"] = {{"name", g.name}, {"rank0", gpu.describe()}, {"cuda_aware_mpi", gpu.cuda_aware}, {"ranks_sharing_rank0_gpu", gpu.sharing},
-                        {"gpu_halo", to_text(o.halo.gpu_halo)}};
+                        {"gpu_halo", mpi::to_string(o.halo.gpu_halo)}};
 #endif
   }
   // Every variant checked on the local lattice as its kernel will check it, before anything is

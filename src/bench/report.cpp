@@ -14,10 +14,6 @@ const char* env_or_unset(const char* name) {
   return v && *v ? v : "unset";
 }
 
-std::string tile_text(const std::array<index_t, 4>& t) {
-  return std::to_string(t[0]) + "." + std::to_string(t[1]) + "." + std::to_string(t[2]) + "." + std::to_string(t[3]);
-}
-
 std::string format(const char* fmt, double value) {
   char buf[64];
   std::snprintf(buf, sizeof buf, fmt, value);

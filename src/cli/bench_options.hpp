@@ -19,13 +19,11 @@ struct BenchOptions {
   KernelOptions k{.dispatch = std::nullopt, .prec = Precision::Single};  // every dispatch unless --dispatch
   std::string json;
   Backend backend = Backend::Cpu;
-  std::string halo_messages = "per-peer";  // with --mpi: one message per peer, or per-face
-  int halo_chunks = 0;                     // with --mpi --comms-overlap chunks: interior slabs (0: automatic)
   int nrhs = 0, threads = 0, iters = 10, warmup = 2;
   int block_z = 0;  // team launches: traversal block in outer z-planes; 0: from the cache
   bool check = false, csv = false, traffic = false, verbose = false;
   std::uint64_t seed = 1;
-  MpiOptions mpi;
+  MpiOptions mpi;  // with bench's own --halo-messages and --halo-chunks in mpi.halo
 };
 
 // nullopt (all) -> every value; a value -> itself.

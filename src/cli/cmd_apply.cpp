@@ -117,14 +117,13 @@ void apply_distributed(ApplyOptions& o) {
   for (int r = 0; r < spinors; ++r) in.push_back(mpi::scatter(grid, rank == 0 ? &in_global[static_cast<std::size_t>(r)] : nullptr, Subset::Full));
   const int per_call = spinors_per_call(o, in.size());
   mpi::HaloDslash<Real, Space> d(grid, convert_precision<Real>(u), with_host_cache_policy<Real, Space>(o.k.config(o.kernel.value(), per_call), grid.local()),
-                                 {.gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo), .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo),
-                                  .complete = mpi::parse_halo_complete(o.mpi.halo_complete)});
+                                 o.mpi.halo);
   struct Overlapped {  // HaloDslash with the progress strategy bound, as apply_each calls it
     mpi::HaloDslash<Real, Space>& d;
     mpi::Progress progress;
     Subset in_subset() const { return d.in_subset(); }
     std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& v) { return d.apply(v, progress); }
-  } op{d, mpi::parse_progress(o.mpi.overlap)};
+  } op{d, o.mpi.progress};
   const std::vector<SpinorField<double>> out_local = apply_each<Real>(op, per_call, in);
   std::vector<SpinorField<double>> out;
   for (const SpinorField<double>& chi : out_local)

@@ -18,7 +18,7 @@ int run_bench_mpi(const BenchOptions& o) {
   bench::MpiBenchConfig c;
   c.grid = mpi::parse_grid(o.mpi.grid);
   const SimdIsa isa = kDevice ? SimdIsa::Simt : simd_isa(o.k.simd);
-  const std::array<index_t, 4> tile = o.k.tile.empty() ? DslashConfig{}.tile : parse_tile(o.k.tile);
+  const std::array<index_t, 4> tile = o.k.tile.value_or(DslashConfig{}.tile);
   const int team = o.k.team_size > 0 ? o.k.team_size : (kDevice ? 32 : 1);  // a GPU team is a block: one warp by default
   for (KernelFamily k : expand(o.kernel, {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}))
     for (Dispatch disp : expand(o.k.dispatch, {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})) {
@@ -30,12 +30,8 @@ int run_bench_mpi(const BenchOptions& o) {
   c.run = run_info(o, isa, F);
   c.skip_refused = !o.kernel;
   c.settings = {.iters = o.iters, .warmup = o.warmup, .check = o.check, .seed = o.seed};
-  c.halo = {.coalesce = o.halo_messages == "per-peer",
-            .chunks = o.halo_chunks,
-            .gpu_halo = mpi::parse_gpu_halo(o.mpi.gpu_halo),
-            .cpu_halo = mpi::parse_cpu_halo(o.mpi.cpu_halo),
-            .complete = mpi::parse_halo_complete(o.mpi.halo_complete)};
-  c.progress = mpi::parse_progress(o.mpi.overlap);
+  c.halo = o.mpi.halo;
+  c.progress = o.mpi.progress;
   c.gpu_per_rank = o.mpi.gpu_per_rank;
   return bench::report(bench::run_mpi_benchmark<Real, Space>(c), {.csv = o.csv, .verbose = o.verbose, .json = o.json});
 }

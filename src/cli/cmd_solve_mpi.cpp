@@ -40,10 +40,7 @@ class HaloHoppings final : public HoppingFactory {
  private:
   template <class R, class Space>
   std::shared_ptr<const HoppingTerm<R, Space>> halo(const GaugeField<R>& u, const DslashConfig& c) const {
-    return std::make_shared<const mpi::HaloHopping<R, Space>>(grid_, u, c, mpi::parse_progress(o_.overlap),
-                                                              mpi::HaloOptions{.gpu_halo = mpi::parse_gpu_halo(o_.gpu_halo),
-                                                                               .cpu_halo = mpi::parse_cpu_halo(o_.cpu_halo),
-                                                                               .complete = mpi::parse_halo_complete(o_.halo_complete)});
+    return std::make_shared<const mpi::HaloHopping<R, Space>>(grid_, u, c, o_.progress, o_.halo);
   }
   const mpi::ProcessGrid& grid_;
   const MpiOptions& o_;

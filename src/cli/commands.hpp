@@ -3,6 +3,7 @@
 // and throws std::exception with a one-line message on any failure.
 #include <CLI/CLI.hpp>
 
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
@@ -13,6 +14,7 @@
 #include "dslash/core/memory_space.hpp"
 #include "dslash/lattice/geometry.hpp"
 #include "kernels/kernel_options.hpp"
+#include "mpi/halo_options.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
 #endif
@@ -73,7 +75,7 @@ CLI::Option* add_compress_option(CLI::App& cmd, int& compress);
 
 // An option whose value is one of `choices`, checked by CLI11 as the command line is read (a bad
 // value is its one line, "--backend: gpu not in {cpu,cuda}", the names in this order) and stored
-// as the value it names; the default shown is the name of `value`'s value.
+// as the value it names; the default shown is the first name of `value`'s value.
 template <class V>
 CLI::Option* add_choice_option(CLI::App& cmd, const std::string& name, V& value, std::vector<std::pair<std::string, V>> choices,
                                const std::string& help) {
@@ -81,7 +83,7 @@ CLI::Option* add_choice_option(CLI::App& cmd, const std::string& name, V& value,
   std::string current;
   for (const auto& [text, v] : choices) {
     names.push_back(text);
-    if (v == value) current = text;
+    if (v == value && current.empty()) current = text;
   }
   return cmd
       .add_option_function<std::string>(
@@ -140,7 +142,7 @@ struct KernelOptions {
   std::optional<SimdIsa> simd{};                       // nullopt: auto, the best this CPU runs
   Subset parity = Subset::Even;
   SpinorLayout layout = SpinorLayout::Right;
-  std::string tile{};  // a.b.c.d as given; empty: not given
+  std::optional<std::array<index_t, 4>> tile{};  // --tile a.b.c.d; nullopt: not given
   Precision prec = Precision::Double;
   int team_size = 0;  // 0: not given
   bool tune_tile = false, tune_team_size = false;  // bench's --tile auto, --team-size auto
@@ -156,13 +158,13 @@ CLI::Option* add_team_size_option(CLI::App& cmd, KernelOptions& o, bool tune, co
 // Only how a kernel is launched: --dispatch, --simd, --tile, --team-size, --layout.
 void add_launch_options(CLI::App& cmd, KernelOptions& options);
 
-// --mpi a.b.c.d and --comms-overlap on|off (only with --mpi): a domain-decomposed run under mpirun.
+// --mpi a.b.c.d and the halo's options (only with --mpi): a domain-decomposed run under mpirun.
 struct MpiOptions {
-  std::string grid, overlap = "on";
+  std::string grid;
+  mpi::Progress progress = mpi::Progress::Chunks;  // --comms-overlap
   bool gpu_per_rank = false;  // --gpu-per-rank: with --backend cuda, refuse to share a GPU between ranks
-  std::string gpu_halo = "auto";  // --gpu-halo: how GPU ranks move their halos (mpi::GpuHalo)
-  std::string cpu_halo = "auto";  // --cpu-halo: how CPU ranks move theirs (mpi::CpuHalo)
-  std::string halo_complete = "auto";  // --halo-complete: where CPU ranks add the halo's hops (mpi::HaloComplete)
+  // --gpu-halo, --cpu-halo, --halo-complete; bench's --halo-messages and --halo-chunks (add_bench_command)
+  mpi::HaloOptions halo;
   // True for a run over MPI ranks. Throws std::invalid_argument when --mpi is given to a build
   // without MPI, or when mpirun started several ranks but --mpi is missing.
   bool distributed() const;

@@ -218,7 +218,8 @@ CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const s
       "--tile",
       [&o, tune](const std::string& text) {
         o.tune_tile = tune && text == "auto";
-        o.tile = o.tune_tile ? "" : text;
+        if (o.tune_tile) o.tile.reset();
+        else o.tile = parse_tile(text);
       },
       help);
 }
@@ -255,26 +256,28 @@ void add_kernel_options(CLI::App& cmd, KernelOptions& o) {
 void add_mpi_options(CLI::App& cmd, MpiOptions& o) {
   auto* grid = cmd.add_option("--mpi", o.grid, "MPI process grid a.b.c.d, x first (Grid's convention); run under mpirun -np a*b*c*d")
                    ->type_name("a.b.c.d");
-  cmd.add_option("--comms-overlap", o.overlap,
-                 "compute the interior while the halos travel (with --mpi): chunks (MPI_Testall between slabs of the interior; on), "
-                 "thread (the master thread tests while the others compute), or off")
-      ->check(CLI::IsMember({"on", "off", "chunks", "thread"}))->capture_default_str()->needs(grid);
+  add_choice_option(cmd, "--comms-overlap", o.progress,
+                    {{"on", mpi::Progress::Chunks}, {"off", mpi::Progress::None}, {"chunks", mpi::Progress::Chunks}, {"thread", mpi::Progress::Thread}},
+                    "compute the interior while the halos travel (with --mpi): chunks (MPI_Testall between slabs of the interior; on), "
+                    "thread (the master thread tests while the others compute), or off")
+      ->needs(grid);
   cmd.add_flag("--gpu-per-rank", o.gpu_per_rank,
                "with --mpi --backend cuda: every rank its own GPU (an error where a node has fewer GPUs than ranks); default: ranks share them")
       ->needs(grid);
-  cmd.add_option("--gpu-halo", o.gpu_halo,
-                 "with --mpi --backend cuda: halos GPU to GPU through CUDA IPC (peer: ranks of one node), through pinned host buffers and MPI "
-                 "(staged), or peer where every neighbour's GPU can be reached (auto)")
-      ->check(CLI::IsMember({"auto", "peer", "staged"}))->capture_default_str()->needs(grid);
-  cmd.add_option("--cpu-halo", o.cpu_halo,
-                 "with --mpi on CPU ranks: each kernel reads its halo straight from the neighbours' inputs (inputs: MPI-3 "
-                 "shared-memory windows, ranks of one node; nothing is sent), faces written into the neighbours' memory (shared), "
-                 "sent as MPI messages (mpi), or where every neighbour is on the node inputs (bench) or shared (solve), else mpi (auto)")
-      ->check(CLI::IsMember({"auto", "mpi", "shared", "inputs"}))->capture_default_str()->needs(grid);
-  cmd.add_option("--halo-complete", o.halo_complete,
-                 "with --mpi on CPU ranks: add the halo's hops in the interior kernel where the halo is in before it (auto: the shared halo, "
-                 "or --comms-overlap off), or always with separate face kernels after it (faces)")
-      ->check(CLI::IsMember({"auto", "faces"}))->capture_default_str()->needs(grid);
+  add_choice_option(cmd, "--gpu-halo", o.halo.gpu_halo, named<mpi::GpuHalo>({mpi::GpuHalo::Auto, mpi::GpuHalo::Peer, mpi::GpuHalo::Staged}),
+                    "with --mpi --backend cuda: halos GPU to GPU through CUDA IPC (peer: ranks of one node), through pinned host buffers and "
+                    "MPI (staged), or peer where every neighbour's GPU can be reached (auto)")
+      ->needs(grid);
+  add_choice_option(cmd, "--cpu-halo", o.halo.cpu_halo,
+                    named<mpi::CpuHalo>({mpi::CpuHalo::Auto, mpi::CpuHalo::Mpi, mpi::CpuHalo::Shared, mpi::CpuHalo::Inputs}),
+                    "with --mpi on CPU ranks: each kernel reads its halo straight from the neighbours' inputs (inputs: MPI-3 "
+                    "shared-memory windows, ranks of one node; nothing is sent), faces written into the neighbours' memory (shared), "
+                    "sent as MPI messages (mpi), or where every neighbour is on the node inputs (bench) or shared (solve), else mpi (auto)")
+      ->needs(grid);
+  add_choice_option(cmd, "--halo-complete", o.halo.complete, named<mpi::HaloComplete>({mpi::HaloComplete::Auto, mpi::HaloComplete::Faces}),
+                    "with --mpi on CPU ranks: add the halo's hops in the interior kernel where the halo is in before it (auto: the shared "
+                    "halo, or --comms-overlap off), or always with separate face kernels after it (faces)")
+      ->needs(grid);
 }
 
 int mpi_world_size() {
@@ -336,12 +339,12 @@ bool MpiOptions::distributed() const {
 
 void MpiOptions::check_backend(Backend backend) const {
   if (backend == Backend::Cuda) {
-    if (cpu_halo != "auto") throw std::invalid_argument("--cpu-halo applies to --backend cpu");
-    if (halo_complete != "auto") throw std::invalid_argument("--halo-complete applies to --backend cpu");
+    if (halo.cpu_halo != mpi::CpuHalo::Auto) throw std::invalid_argument("--cpu-halo applies to --backend cpu");
+    if (halo.complete != mpi::HaloComplete::Auto) throw std::invalid_argument("--halo-complete applies to --backend cpu");
     return;
   }
   if (gpu_per_rank) throw std::invalid_argument("--gpu-per-rank applies to --backend cuda");
-  if (gpu_halo != "auto") throw std::invalid_argument("--gpu-halo applies to --backend cuda");
+  if (halo.gpu_halo != mpi::GpuHalo::Auto) throw std::invalid_argument("--gpu-halo applies to --backend cuda");
 }
 
 DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
@@ -354,8 +357,8 @@ DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
   cfg.layout = layout;
   cfg.compress = compress;
   cfg.nrhs = nrhs;
-  check_launch_shape(dispatch, !tile.empty(), team_size > 0);
-  if (!tile.empty()) cfg.tile = parse_tile(tile);
+  check_launch_shape(dispatch, tile.has_value(), team_size > 0);
+  if (tile) cfg.tile = *tile;
   if (team_size > 0) cfg.team_size = team_size;
   return cfg;
 }

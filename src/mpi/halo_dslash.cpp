@@ -69,45 +69,8 @@ std::array<std::size_t, 4> reals_of(const DslashFaces<Real, Space>& faces) {
 
 }  // namespace
 
-Progress parse_progress(std::string_view text) {
-  if (text == "off") return Progress::None;
-  if (text == "on" || text == "chunks") return Progress::Chunks;
-  if (text == "thread") return Progress::Thread;
-  throw std::invalid_argument("comms overlap '" + std::string(text) + "': expected on, off, chunks or thread");
-}
-
-const char* to_string(Progress p) {
-  switch (p) {
-    case Progress::None: return "off";
-    case Progress::Chunks: return "chunks";
-    case Progress::Thread: return "thread";
-  }
-  return "?";
-}
-
-GpuHalo parse_gpu_halo(std::string_view text) {
-  if (text == "auto") return GpuHalo::Auto;
-  if (text == "staged") return GpuHalo::Staged;
-  if (text == "peer") return GpuHalo::Peer;
-  throw std::invalid_argument("--gpu-halo '" + std::string(text) + "': expected auto, staged or peer");
-}
-
-HaloComplete parse_halo_complete(std::string_view text) {
-  if (text == "auto") return HaloComplete::Auto;
-  if (text == "faces") return HaloComplete::Faces;
-  throw std::invalid_argument("--halo-complete '" + std::string(text) + "': expected auto or faces");
-}
-
-CpuHalo parse_cpu_halo(std::string_view text) {
-  if (text == "auto") return CpuHalo::Auto;
-  if (text == "mpi") return CpuHalo::Mpi;
-  if (text == "shared") return CpuHalo::Shared;
-  if (text == "inputs") return CpuHalo::Inputs;
-  throw std::invalid_argument("--cpu-halo '" + std::string(text) + "': expected auto, mpi, shared or inputs");
-}
-
 double HaloCallTimes::stages() const {
-  double s = project_all + post + interior + progress + wait + to_host + to_device + to_peers;
+  double s = project_all + post + interior + progress + wait + send_out + bring_in;
   for (std::size_t mu = 0; mu < 4; ++mu) s += project[mu] + complete[mu];
   return s;
 }
@@ -547,7 +510,8 @@ void HaloDslash<Real, Space>::apply_device(const spinor_view& in, const spinor_v
     t.at.faces_out = g.copy_out.stop.since(g.computed.start);
     if (out.size() > 0)
       for_each_split([&](int mu) { t.at.complete_done = std::max(t.at.complete_done, g.complete[static_cast<std::size_t>(mu)].stop.since(g.computed.start)); });
-    g.halo->copy_times(g.copy_out.seconds(), t);
+    t.send_out = g.copy_out.seconds();
+    t.bring_in = g.halo->bring_in_seconds();
   }
   times_.push_back(t);
 #else

@@ -19,25 +19,16 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <vector>
 
 #include "kernels/dslash_faces.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "mpi/halo_exchange.hpp"
+#include "mpi/halo_options.hpp"
 #include "mpi/halo_transport.hpp"
 #include "mpi/process_grid.hpp"
 
 namespace dslash::mpi {
-
-enum class Progress { None, Chunks, Thread };
-// Where a CPU rank adds its halo's hops (--halo-complete): Auto in the interior launch where the
-// halo is in before it, else with the face kernels after it; Faces always after it.
-enum class HaloComplete { Auto, Faces };
-HaloComplete parse_halo_complete(std::string_view text);  // auto, faces
-// --comms-overlap: off -> None, chunks or on (the measured best on shared memory) -> Chunks, thread -> Thread.
-Progress parse_progress(std::string_view text);
-const char* to_string(Progress p);
 
 // Seconds of one apply on this rank, stage by stage. The stages follow one another, so they add up
 // to about the call; `transfer` overlaps them.
@@ -48,8 +39,10 @@ struct HaloCallTimes {
   double progress = 0;  // Chunks: the MPI_Testall calls between the slabs
   double wait = 0, call = 0;
   double transfer = 0;  // post -> every message seen done (at a test or the wait)
-  double to_host = 0, to_device = 0;  // the GPU, staged: copies of the send and receive buffers (0 on a CPU)
-  double to_peers = 0;                // the GPU, peer: the copies into the neighbours' receive buffers, or after a remote write its event
+  // The GPU (0 on a CPU): the send buffers' way out (DeviceHaloTransport::send_out; staged: the copy
+  // to the host, peer: the copies into the neighbours' receive buffers, or after a remote write its
+  // event) and the received halo's copy in (bring_in; staged only).
+  double send_out = 0, bring_in = 0;
   // The GPU's call as a timeline, where the stages above leave time unaccounted: when each piece
   // ended on the GPU (seconds after the interior's start, the GPU's clock: the interior itself ends
   // at `interior`) and when the host got past each of its steps (seconds after the call's start,
@@ -61,17 +54,6 @@ struct HaloCallTimes {
     double host_faces_out = 0, host_notices_in = 0, host_complete_launched = 0;  // host (peer: faces queued, not out)
   } at;
   double stages() const;
-};
-
-struct HaloOptions {
-  bool coalesce = true;  // one message per peer (mpi/halo_exchange.hpp)
-  int chunks = 0;        // Chunks: interior slabs (0: progress_slabs() chooses)
-  GpuHalo gpu_halo = GpuHalo::Auto;
-  CpuHalo cpu_halo = CpuHalo::Auto;
-  // What Auto picks where every neighbour is on this node: Inputs (the bench), or Shared (a solve's
-  // operator, HaloHopping: its vectors in windows gained nothing measurable and cost setup).
-  CpuHalo auto_on_node = CpuHalo::Inputs;
-  HaloComplete complete = HaloComplete::Auto;
 };
 
 template <class Real, class Space = HostSpace>

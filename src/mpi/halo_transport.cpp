@@ -2,7 +2,6 @@
 
 #include <string>
 
-#include "mpi/halo_dslash.hpp"
 #include "mpi/mpi_session.hpp"
 #include "mpi/shared_halo.hpp"
 #include "mpi/shared_spinors.hpp"
@@ -15,37 +14,44 @@ namespace dslash::mpi {
 
 namespace {
 
-// The messages as they are: HaloExchange.
-template <class Real>
-class MessageHalo final : public HaloTransport<Real> {
+// start, test and wait as the exchange's MPI messages: the transports whose halo travels as
+// messages, on CPU ranks (mpi) and GPU ranks (staged), move it alike.
+template <class Real, class Transport>
+class ExchangeMessages : public Transport {
  public:
-  explicit MessageHalo(HaloExchange<Real>& x) : x_(x) {}
-  const char* name() const override { return "mpi"; }
-  Real* send(int mu, Hop hop) override { return x_.send(mu, hop); }
-  const Real* received(int mu, Hop hop) const override { return x_.receive(mu, hop); }
+  explicit ExchangeMessages(HaloExchange<Real>& x) : x_(x) {}
   void start() override { x_.start(); }
   bool test() override { return x_.test(); }
   void wait() override { x_.wait(); }
 
- private:
+ protected:
   HaloExchange<Real>& x_;
+};
+
+// The messages as they are: HaloExchange.
+template <class Real>
+class MessageHalo final : public ExchangeMessages<Real, HaloTransport<Real>> {
+ public:
+  using ExchangeMessages<Real, HaloTransport<Real>>::ExchangeMessages;
+  const char* name() const override { return "mpi"; }
+  Real* send(int mu, Hop hop) override { return this->x_.send(mu, hop); }
+  const Real* received(int mu, Hop hop) const override { return this->x_.receive(mu, hop); }
 };
 
 #if defined(DSLASH_HAVE_CUDA)
 // GPU ranks' messages through the host: device twins of the exchange's buffers (same layout) and
 // both host buffers page-locked, so one copy each way.
 template <class Real>
-class StagedHalo final : public DeviceHaloTransport<Real> {
+class StagedHalo final : public ExchangeMessages<Real, DeviceHaloTransport<Real>> {
+  using ExchangeMessages<Real, DeviceHaloTransport<Real>>::x_;
+
  public:
   explicit StagedHalo(HaloExchange<Real>& x)
-      : x_(x), send_("halo_send_device", x.reals()), receive_("halo_receive_device", x.reals()), pinned_send_(x.send_buffer(), x.buffer_bytes()),
-        pinned_receive_(x.receive_buffer(), x.buffer_bytes()) {}
+      : ExchangeMessages<Real, DeviceHaloTransport<Real>>(x), send_("halo_send_device", x.reals()), receive_("halo_receive_device", x.reals()),
+        pinned_send_(x.send_buffer(), x.buffer_bytes()), pinned_receive_(x.receive_buffer(), x.buffer_bytes()) {}
   const char* name() const override { return "staged"; }
   Real* send(int mu, Hop hop) override { return send_.data() + x_.send_offset(mu, hop); }
   const Real* received(int mu, Hop hop) const override { return receive_.data() + x_.receive_offset(mu, hop); }
-  void start() override { x_.start(); }
-  bool test() override { return x_.test(); }
-  void wait() override { x_.wait(); }
   // MPI reads the messages from host memory: they must be there.
   void send_out(cudaStream_t stream, cudaEvent_t out) override {
     cuda::copy_async(x_.send_buffer(), send_.data(), x_.bytes(), stream);
@@ -58,13 +64,9 @@ class StagedHalo final : public DeviceHaloTransport<Real> {
     arrived_.record(stream);  // the completion waits for it
   }
   void arrive_on(cudaStream_t stream) override { cuda::check(cudaStreamWaitEvent(stream, arrived_.get(), 0), "cudaStreamWaitEvent"); }
-  void copy_times(double out, HaloCallTimes& t) const override {
-    t.to_host = out;
-    t.to_device = arrived_.since(to_device_);
-  }
+  double bring_in_seconds() const override { return arrived_.since(to_device_); }
 
  private:
-  HaloExchange<Real>& x_;
   View<Real, 1, LayoutRight, CudaSpace> send_, receive_;
   cuda::PinnedRegion pinned_send_, pinned_receive_;
   cuda::Event to_device_, arrived_;

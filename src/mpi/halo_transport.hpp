@@ -10,10 +10,10 @@
 // A call: next_call() -> the projections write at send(mu, hop) -> start() -> test() ... -> wait()
 // -> the completion reads received(mu, hop).
 #include <memory>
-#include <string_view>
 
 #include "kernels/dslash_faces.hpp"
 #include "mpi/halo_exchange.hpp"
+#include "mpi/halo_options.hpp"
 #include "mpi/process_grid.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include <cuda_runtime_api.h>
@@ -21,16 +21,6 @@
 
 namespace dslash::mpi {
 
-// How CPU ranks move their halos (--cpu-halo): Inputs or Shared where every neighbour is on this
-// node (Auto picks HaloOptions::auto_on_node there: Inputs, or Shared for a solve; else Mpi), Mpi as messages.
-enum class CpuHalo { Auto, Mpi, Shared, Inputs };
-CpuHalo parse_cpu_halo(std::string_view text);  // auto, mpi, shared, inputs
-// How GPU ranks move their halos (--gpu-halo): Peer where every neighbour's GPU is reachable on this
-// node (Auto picks it there, else Staged), Staged through pinned host buffers and MPI.
-enum class GpuHalo { Auto, Staged, Peer };
-GpuHalo parse_gpu_halo(std::string_view text);  // auto, staged, peer
-
-struct HaloCallTimes;  // mpi/halo_dslash.hpp
 template <class Real>
 class SharedSpinors;  // mpi/shared_spinors.hpp
 
@@ -78,8 +68,8 @@ class DeviceHaloTransport : public HaloTransport<Real> {
   // After wait(), for an interior that follows it: returns once the messages are in (peer: the
   // peers' writes, through `stream`; staged: they are).
   virtual void landed(cudaStream_t) {}
-  // Into t: send_out's seconds `out` (to_host or to_peers) and bring_in's (to_device).
-  virtual void copy_times(double out, HaloCallTimes& t) const = 0;
+  // After a timed bring_in has ended: the seconds of its copy to the device (staged; 0 where nothing is copied in).
+  virtual double bring_in_seconds() const { return 0; }
 };
 
 // Collective; the rank bound to its GPU. Peer where asked (a refusal, CollectiveError, where a

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "dslash/core/backend/cuda/space.hpp"
-#include "mpi/halo_dslash.hpp"
 #include "mpi/halo_peers.hpp"
 #include "mpi/mpi_session.hpp"
 
@@ -146,11 +145,6 @@ template <class Real>
 void PeerHalo<Real>::landed(cudaStream_t stream) {
   arrive_on(stream);
   cuda::check(cudaStreamSynchronize(stream), "cudaStreamSynchronize (a kernel failed)");
-}
-
-template <class Real>
-void PeerHalo<Real>::copy_times(double out, HaloCallTimes& t) const {
-  t.to_peers = out;
 }
 
 // The notice of call n comes after the sender recorded its event for call n, so the wait is on

@@ -66,7 +66,6 @@ class PeerHalo final : public DeviceHaloTransport<Real> {
   // buffer have ended.
   void arrive_on(cudaStream_t stream) override;
   void landed(cudaStream_t stream) override;
-  void copy_times(double out, HaloCallTimes& t) const override;
 
  private:
   struct Destination {
