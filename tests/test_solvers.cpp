@@ -1286,12 +1286,14 @@ const Geometry kBlockLattice({4, 4, 4, 4});
 constexpr double kBlockTolerance = 1e-10;
 
 // The per right-hand side passes against scalar loops over each right-hand side's reals: 7 of them,
-// padded to the lanes, every one with its own coefficients and sums.
+// padded to the lanes, every one with its own coefficients and sums, and the coefficients made from
+// the sums on the device by the pass that takes them.
 TEST(RhsBlas, EachRightHandSideHasItsOwnCoefficientsAndSums) {
   const GaugeField<double> u = random_gauge(kBlockLattice, 3);
   const int n = 7;
   const EvenOddWilson<double> op(u, 0.1, {.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n});
-  const RhsPasses<HostSpace> passes(RhsLayout{op.complex_layout(), op.slots().folded});
+  const RhsPasses<HostSpace> passes = op.rhs_passes();
+  const RhsSums<HostSpace> sums(5, passes.slots());
   const auto x = op.allocate("x"), y = op.allocate("y");
   op.pack(gaussians(kBlockLattice, Subset::Even, n, 80), x);
   op.pack(gaussians(kBlockLattice, Subset::Even, n, 90), y);
@@ -1303,8 +1305,12 @@ TEST(RhsBlas, EachRightHandSideHasItsOwnCoefficientsAndSums) {
     a[static_cast<std::size_t>(r)] = 0.5 * r - 1;
     b[static_cast<std::size_t>(r)] = 2.0 - 0.25 * r;
   }
-  const std::vector<double> xx = passes.norm2(x);
-  const std::vector<double> yy = passes.axpby(passes.upload(0, a), x, passes.upload(1, b), y, true);
+  sums.set(0, a);
+  sums.set(1, b);
+  const RhsValues v = sums.values();
+  passes.norm2(x, sums, 2, [=](int r) { v.put(4, r, v(2, r) * 3); });
+  passes.axpby({1, sums.on_device(0)}, x, {1, sums.on_device(1)}, y, &sums, 3);
+  const std::vector<double> xx = sums.read(2), yy = sums.read(3), made = sums.read(4);
   std::vector<SpinorField<double>> after = ys;
   op.unpack(y, after);
   for (int r = 0; r < n; ++r) {
@@ -1314,10 +1320,15 @@ TEST(RhsBlas, EachRightHandSideHasItsOwnCoefficientsAndSums) {
     axpy(std::complex<double>(b[k]), ys[k], expect);
     axpy(std::complex<double>(a[k]), xs[k], expect);
     EXPECT_NEAR(xx[k], norm2(xs[k]), 1e-12 * norm2(xs[k])) << "rhs " << r;
+    EXPECT_EQ(made[k], 3 * xx[k]) << "rhs " << r;
     EXPECT_NEAR(yy[k], norm2(expect), 1e-12 * norm2(expect)) << "rhs " << r;
     EXPECT_LT(relative_difference(after[k], expect), 1e-15) << "rhs " << r;
   }
   for (std::size_t k = static_cast<std::size_t>(n); k < yy.size(); ++k) EXPECT_EQ(yy[k], 0.0) << "padding slot " << k;
+  // The same norms through the operator, for the driver's per-source scales.
+  const std::vector<double> again = op.rhs_norm2(x);
+  ASSERT_EQ(again.size(), static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < again.size(); ++k) EXPECT_EQ(again[k], xx[k]);
 }
 
 // Each right-hand side's x from one solve of its own (naive kernel, cgnr), to compare a block with.
