@@ -474,6 +474,18 @@ DSLASH_INLINE_FUNCTION void caxpby_value(Real ar, Real ai, Real br, Real bi, Rea
   yi = ar * xi + ai * xr + br * y_im + bi * y_re;
 }
 
+// BiCGStab's last pass at one complex number (bicgstab_update): x += a p + b s, r = s - b t, and the
+// next direction q = r + c (p - b v), with s coming in r and p in q.
+template <class Real>
+DSLASH_INLINE_FUNCTION void bicgstab_update_value(Real ar, Real ai, Real br, Real bi, Real cr, Real ci, Real tr, Real ti, Real vr, Real vi, Real& xr,
+                                                  Real& xi, Real& rr, Real& ri, Real& qr, Real& qi) {
+  caxpby_value(ar, ai, Real(1), Real(0), qr, qi, xr, xi);    // x += a p
+  caxpby_value(br, bi, Real(1), Real(0), rr, ri, xr, xi);    //    + b s
+  caxpby_value(-br, -bi, Real(1), Real(0), tr, ti, rr, ri);  // r = s - b t
+  caxpby_value(-br, -bi, Real(1), Real(0), vr, vi, qr, qi);  // p - b v
+  caxpby_value(Real(1), Real(0), cr, ci, rr, ri, qr, qi);    // q = r + c (p - b v)
+}
+
 // y = a x + b y at element j of the groups.
 template <int K, class Real>
 DSLASH_INLINE_FUNCTION void caxpby_at(int j, Real ar, Real ai, Real br, Real bi, const ComplexGroup<K, Real>& x, ComplexGroup<K, Real>& y) {
@@ -594,11 +606,7 @@ double bicgstab_update_groups(const PackedComplex& c, Real ar, Real ai, Real br,
     rv.template load<Index>(c, g, rp);
     xv.template load<Index>(c, g, xp);
     for (int j = 0; j < K; ++j) {
-      caxpby_at(j, ar, ai, Real(1), Real(0), pv, xv);     // x += a p
-      caxpby_at(j, br, bi, Real(1), Real(0), rv, xv);     //    + b s
-      caxpby_at(j, -br, -bi, Real(1), Real(0), tv, rv);   // r = s - b t
-      caxpby_at(j, -br, -bi, Real(1), Real(0), vv, pv);   // p - b v
-      caxpby_at(j, Real(1), Real(0), cr, ci, rv, pv);     // q = r + c (p - b v)
+      bicgstab_update_value(ar, ai, br, bi, cr, ci, tv.re[j], tv.im[j], vv.re[j], vv.im[j], xv.re[j], xv.im[j], rv.re[j], rv.im[j], pv.re[j], pv.im[j]);
       const double r_re = rv.re[j], r_im = rv.im[j];
       acc += r_re * r_re + r_im * r_im;
     }
@@ -809,11 +817,7 @@ double bicgstab_update(const PackedComplex& c, std::complex<double> a, const Vie
 #pragma omp simd reduction(+ : s_norm)
         for (index_t j = 0; j < n; ++j) {
           Real xr = x_re[j], xi = x_im[j], rr = r_re[j], ri = r_im[j], qr = p_re[j], qi = p_im[j];
-          blas_detail::caxpby_value(ar_, ai_, Real(1), Real(0), qr, qi, xr, xi);
-          blas_detail::caxpby_value(br_, bi_, Real(1), Real(0), rr, ri, xr, xi);
-          blas_detail::caxpby_value(-br_, -bi_, Real(1), Real(0), t_re[j], t_im[j], rr, ri);
-          blas_detail::caxpby_value(-br_, -bi_, Real(1), Real(0), v_re[j], v_im[j], qr, qi);
-          blas_detail::caxpby_value(Real(1), Real(0), cr_, ci_, rr, ri, qr, qi);
+          blas_detail::bicgstab_update_value(ar_, ai_, br_, bi_, cr_, ci_, t_re[j], t_im[j], v_re[j], v_im[j], xr, xi, rr, ri, qr, qi);
           x_re[j] = xr;
           x_im[j] = xi;
           r_re[j] = rr;

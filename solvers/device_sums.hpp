@@ -4,7 +4,9 @@
 // the host launches it without waiting for the sums, and waits only for the sums it decides on (the
 // residual's, for the stopping test and the reliable updates): one round trip a CG iteration, not
 // three. On the host a sum is a plain double, there when its reduction returns.
+#include <algorithm>
 #include <cstddef>
+#include <span>
 #include <stdexcept>
 #include <string>
 
@@ -30,6 +32,16 @@ class DeviceSums {
   double read_without_wait(int i) const { return *at(i); }
   // Sum i = value: a sum made on the host (over MPI ranks) from reductions that have ended.
   void set(int i, double value) const { *at(i) = value; }
+  // Sums [i, i + count) for a kernel that writes several (the per right-hand side ones:
+  // solvers/rhs_blas.hpp), and [i, i + values.size()) = values as set() does.
+  ReduceInto<double> into(int i, int count) const {
+    if (count > 0) at(i + count - 1);
+    return {at(i), nullptr};
+  }
+  void set(int i, std::span<const double> values) const {
+    if (!values.empty()) at(i + static_cast<int>(values.size()) - 1);
+    std::copy(values.begin(), values.end(), at(i));
+  }
 
  private:
   double* at(int i) const {
@@ -73,6 +85,17 @@ class DeviceSums<CudaSpace> {
     check(i);
     static_cast<double*>(copies_.get())[i] = value;
     cuda::copy_async(sums_.data() + i, &value, sizeof(double), cuda::current_stream());
+  }
+  ReduceInto<double> into(int i, int count) const {
+    if (count > 0) check(i + count - 1);
+    return into(i);
+  }
+  // One copy for the range, from the caller's (pageable) memory: staged before it returns.
+  void set(int i, std::span<const double> values) const {
+    if (values.empty()) return;
+    check(i + static_cast<int>(values.size()) - 1);
+    std::copy(values.begin(), values.end(), static_cast<double*>(copies_.get()) + i);
+    cuda::copy_async(sums_.data() + i, values.data(), values.size() * sizeof(double), cuda::current_stream());
   }
 
  private:

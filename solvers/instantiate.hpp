@@ -4,6 +4,7 @@
 // solvers_host.cpp (HostSpace) and, with the CUDA backend, solvers_cuda.cu (CudaSpace), which nvcc
 // compiles so that the BLAS loops and the kernels' launches become GPU code.
 #include "solvers/bicgstab_impl.hpp"
+#include "solvers/block_bicgstab_impl.hpp"
 #include "solvers/block_cg_impl.hpp"
 #include "solvers/cg_impl.hpp"
 #include "solvers/wilson_operator_impl.hpp"
@@ -17,7 +18,10 @@
                                                       const EvenOddWilson<Real, Space>::vector_type&, const SolverParams&);    \
   template BlockSolverResult block_cgnr<Real, Sloppy, Space>(const EvenOddWilson<Real, Space>&, const EvenOddWilson<Sloppy, Space>&, \
                                                              const EvenOddWilson<Real, Space>::vector_type&,                          \
-                                                             const EvenOddWilson<Real, Space>::vector_type&, const SolverParams&);
+                                                             const EvenOddWilson<Real, Space>::vector_type&, const SolverParams&); \
+  template BlockSolverResult block_bicgstab<Real, Sloppy, Space>(const EvenOddWilson<Real, Space>&, const EvenOddWilson<Sloppy, Space>&, \
+                                                                 const EvenOddWilson<Real, Space>::vector_type&,                          \
+                                                                 const EvenOddWilson<Real, Space>::vector_type&, const SolverParams&);
 
 #define DSLASH_INSTANTIATE_CONVERT(To, From, Space)                                                                                  \
   template void convert<To, From, Space>(const EvenOddWilson<From, Space>&, const EvenOddWilson<From, Space>::vector_type&, \

@@ -15,6 +15,7 @@
 #include "kernels/cache_policy.hpp"
 #include "kernels/reference_dslash.hpp"
 #include "solvers/bicgstab.hpp"
+#include "solvers/block_bicgstab.hpp"
 #include "solvers/block_cg.hpp"
 #include "solvers/cg.hpp"
 
@@ -97,7 +98,7 @@ SolveOutcome solve_all(const SolveConfig& c, const GaugeField<double>& u, const 
   std::optional<LaunchProfile> profile;
   if (c.profile) profile.emplace();
   const int solves = static_cast<int>(b.size()) / per_solve;
-  const bool block = c.method == SolveMethod::Cgnr && op.config().kernel == KernelFamily::Mrhs;
+  const bool block = op.config().kernel == KernelFamily::Mrhs;
   const auto be = op.allocate("b_e"), bo = op.allocate("b_o"), b_hat = op.allocate("b_hat"), xe = op.allocate("x_e"), xo = op.allocate("x_o");
   for (int first = 0; first < static_cast<int>(b.size()); first += per_solve) {
     std::vector<SpinorField<Real>> even, odd;
@@ -137,7 +138,8 @@ SolveOutcome solve_all(const SolveConfig& c, const GaugeField<double>& u, const 
     if (profile) profile->start();
     const auto t0 = Clock::now();
     if (block) {
-      const BlockSolverResult together = block_cgnr(op, sloppy, b_hat, xe, params);
+      const BlockSolverResult together =
+          c.method == SolveMethod::Cgnr ? block_cgnr(op, sloppy, b_hat, xe, params) : block_bicgstab(op, sloppy, b_hat, xe, params);
       rec.result = together.summary();
       rec.rhs = together.rhs;
     } else {

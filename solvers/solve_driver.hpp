@@ -59,8 +59,9 @@ struct SolveConfig {
   int max_iterations = 1000;  // per solver call
   double reliable_delta = SolverParams{}.reliable_delta;
   // The precise operator's kernels. kernel.nrhs right-hand sides go into each solver call (mrhs: all
-  // of them at once, any number; else 1), so the number of sources is a multiple of it. CG over an
-  // mrhs kernel is a block solve (solvers/block_cg.hpp): each right-hand side its own CG and stop.
+  // of them at once, any number; else 1), so the number of sources is a multiple of it. Over an
+  // mrhs kernel either method is a block solve (solvers/block_cg.hpp, solvers/block_bicgstab.hpp):
+  // each right-hand side its own scalars and stop.
   DslashConfig kernel = {};
   int sloppy_compress = 0;  // mixed: the reals per link of the single-precision operator (0: kernel.compress)
   bool profile = false;  // time every launch inside the solver calls, by label

@@ -30,6 +30,7 @@
 #include "solvers/device_sums.hpp"
 #include "solvers/hop_clock.hpp"
 #include "solvers/hopping_term.hpp"
+#include "solvers/rhs_blas.hpp"
 
 namespace dslash {
 
@@ -94,11 +95,9 @@ class EvenOddWilson {
   // ||v_r||^2 of each right-hand side r < config().nrhs, over the whole lattice (one pass:
   // solvers/rhs_blas.hpp). For the driver's per-source scales; a block solver keeps its own passes.
   std::vector<double> rhs_norm2(const vector_type& v) const;
-  // Per right-hand side sums of this process's sites (solvers/rhs_blas.hpp) -> over the whole lattice.
-  std::vector<double> global_sums(std::vector<double> partials) const {
-    hopping_->sum(partials);
-    return partials;
-  }
+  // Per right-hand side passes over this operator's buffers (solvers/rhs_blas.hpp), their sums over
+  // the whole lattice: a block solver's.
+  RhsPasses<Space> rhs_passes() const;
   // Hopping-term applications (each over one parity's sites, every right-hand side) since construction:
   // M_ee_hat and its dagger make two, prepare_source and reconstruct one each. 1320 flops a site each.
   std::int64_t dslash_count() const { return dslash_count_; }

@@ -170,10 +170,19 @@ std::complex<double> EvenOddWilson<Real, Space>::dot(const vector_type& x, const
 
 template <class Real, class Space>
 std::vector<double> EvenOddWilson<Real, Space>::rhs_norm2(const vector_type& v) const {
-  const RhsPasses<Space> passes(RhsLayout{complex_layout(), slots().folded});
-  std::vector<double> sums = global_sums(passes.norm2(v));
-  sums.resize(static_cast<std::size_t>(config().nrhs));
-  return sums;
+  const RhsPasses<Space> passes = rhs_passes();
+  const RhsSums<Space> sums(1, passes.slots());
+  passes.norm2(v, sums, 0);
+  std::vector<double> each = sums.read(0);
+  each.resize(static_cast<std::size_t>(config().nrhs));
+  return each;
+}
+
+template <class Real, class Space>
+RhsPasses<Space> EvenOddWilson<Real, Space>::rhs_passes() const {
+  typename RhsPasses<Space>::SumOverProcesses over;
+  if (hopping_->spans_processes()) over = [hopping = hopping_](std::span<double> partials) { hopping->sum(partials); };
+  return RhsPasses<Space>(RhsLayout{complex_layout(), slots().folded}, std::move(over));
 }
 
 template <class Real, class Space>

@@ -51,6 +51,10 @@ cmp -s x_four.npy x_in_place.npy || fail "solve --cpu-halo inputs is not the sha
 "$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel vnode --prec mixed --solver bicgstab --mpi 1.1.2.1 --out x_two.npy > /dev/null \
   || fail "solve --kernel vnode --solver bicgstab over 2 ranks"
 /usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_two.npy || fail "mixed vnode BiCGStab over 2 ranks differs from one process"
+# A block BiCGStab over the ranks: each right-hand side's sums added over them through the host.
+"$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel mrhs --prec mixed --solver bicgstab --mpi 1.2.1.1 --out x_block.npy > /dev/null \
+  || fail "solve --kernel mrhs --solver bicgstab over 2 ranks"
+/usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_block.npy || fail "mixed block BiCGStab over 2 ranks differs from one process"
 set +e
 "$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --mass -0.2 --maxiter 2 --mpi 1.1.1.2 --out x_no.npy > /dev/null 2> noconv.err
 rc=$?

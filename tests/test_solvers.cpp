@@ -18,6 +18,7 @@
 #include "singular_solve_check.hpp"
 #include "solvers/bicgstab.hpp"
 #include "solvers/blas.hpp"
+#include "solvers/block_bicgstab.hpp"
 #include "solvers/block_cg.hpp"
 #include "solvers/cg.hpp"
 #include "solvers/device_sums.hpp"
@@ -1286,12 +1287,14 @@ const Geometry kBlockLattice({4, 4, 4, 4});
 constexpr double kBlockTolerance = 1e-10;
 
 // The per right-hand side passes against scalar loops over each right-hand side's reals: 7 of them,
-// padded to the lanes, every one with its own coefficients and sums.
+// padded to the lanes, every one with its own coefficients and sums, and the coefficients made from
+// the sums on the device by the pass that takes them.
 TEST(RhsBlas, EachRightHandSideHasItsOwnCoefficientsAndSums) {
   const GaugeField<double> u = random_gauge(kBlockLattice, 3);
   const int n = 7;
   const EvenOddWilson<double> op(u, 0.1, {.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n});
-  const RhsPasses<HostSpace> passes(RhsLayout{op.complex_layout(), op.slots().folded});
+  const RhsPasses<HostSpace> passes = op.rhs_passes();
+  const RhsSums<HostSpace> sums(5, passes.slots());
   const auto x = op.allocate("x"), y = op.allocate("y");
   op.pack(gaussians(kBlockLattice, Subset::Even, n, 80), x);
   op.pack(gaussians(kBlockLattice, Subset::Even, n, 90), y);
@@ -1303,8 +1306,12 @@ TEST(RhsBlas, EachRightHandSideHasItsOwnCoefficientsAndSums) {
     a[static_cast<std::size_t>(r)] = 0.5 * r - 1;
     b[static_cast<std::size_t>(r)] = 2.0 - 0.25 * r;
   }
-  const std::vector<double> xx = passes.norm2(x);
-  const std::vector<double> yy = passes.axpby(passes.upload(0, a), x, passes.upload(1, b), y, true);
+  sums.set(0, a);
+  sums.set(1, b);
+  const RhsValues v = sums.values();
+  passes.norm2(x, sums, 2, [=](int r) { v.put(4, r, v(2, r) * 3); });
+  passes.axpby({1, sums.on_device(0)}, x, {1, sums.on_device(1)}, y, &sums, 3);
+  const std::vector<double> xx = sums.read(2), yy = sums.read(3), made = sums.read(4);
   std::vector<SpinorField<double>> after = ys;
   op.unpack(y, after);
   for (int r = 0; r < n; ++r) {
@@ -1314,15 +1321,33 @@ TEST(RhsBlas, EachRightHandSideHasItsOwnCoefficientsAndSums) {
     axpy(std::complex<double>(b[k]), ys[k], expect);
     axpy(std::complex<double>(a[k]), xs[k], expect);
     EXPECT_NEAR(xx[k], norm2(xs[k]), 1e-12 * norm2(xs[k])) << "rhs " << r;
+    EXPECT_EQ(made[k], 3 * xx[k]) << "rhs " << r;
     EXPECT_NEAR(yy[k], norm2(expect), 1e-12 * norm2(expect)) << "rhs " << r;
     EXPECT_LT(relative_difference(after[k], expect), 1e-15) << "rhs " << r;
   }
   for (std::size_t k = static_cast<std::size_t>(n); k < yy.size(); ++k) EXPECT_EQ(yy[k], 0.0) << "padding slot " << k;
+  // The same norms through the operator, for the driver's per-source scales.
+  const std::vector<double> again = op.rhs_norm2(x);
+  ASSERT_EQ(again.size(), static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < again.size(); ++k) EXPECT_EQ(again[k], xx[k]);
 }
 
-// Each right-hand side's x from one solve of its own (naive kernel, cgnr), to compare a block with.
-std::vector<SpinorField<double>> one_by_one(const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, SolvePrecision precision) {
-  const SolveOutcome out = solve_wilson(driver_config(SolveMethod::Cgnr, precision), u, b);
+const char* name(SolveMethod m) { return m == SolveMethod::Cgnr ? "cgnr" : "bicgstab"; }
+// Iterations that a source from zero takes at least on these fields, to 1e-10: BiCGStab about half CGNR's.
+int from_zero(SolveMethod m) { return m == SolveMethod::Cgnr ? 10 : 5; }
+
+// A block solve by method, on the operators given (one precision when they are the same object).
+template <class Sloppy>
+BlockSolverResult block_solve(SolveMethod m, const EvenOddWilson<double>& op, const EvenOddWilson<Sloppy>& sloppy, const EvenOddWilson<double>::vector_type& b,
+                              const EvenOddWilson<double>::vector_type& x, const SolverParams& params) {
+  return m == SolveMethod::Cgnr ? block_cgnr(op, sloppy, b, x, params) : block_bicgstab(op, sloppy, b, x, params);
+}
+
+// Each right-hand side's x from one solve of its own (naive kernel, the same method), to compare a
+// block with.
+std::vector<SpinorField<double>> one_by_one(const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, SolveMethod method,
+                                            SolvePrecision precision) {
+  const SolveOutcome out = solve_wilson(driver_config(method, precision), u, b);
   EXPECT_TRUE(out.converged());
   return out.x;
 }
@@ -1331,15 +1356,15 @@ std::vector<SpinorField<double>> one_by_one(const GaugeField<double>& u, const s
 // tolerance) and against its own single solve: both residuals are within tol ||b||, so the two x
 // differ by at most ||M^-1|| 2 tol ||b||; ||M^-1|| ||b|| / ||x|| is M's condition number on b, a few
 // at m = 0.1 on these small random fields, so 1000 tol bounds the relative difference with room.
-void expect_block_matches_single_solves(const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, SolvePrecision precision,
-                                        const SolveOutcome& block, const std::string& what) {
+void expect_block_matches_single_solves(const GaugeField<double>& u, const std::vector<SpinorField<double>>& b, SolveMethod method,
+                                        SolvePrecision precision, const SolveOutcome& block, const std::string& what) {
   const int n = static_cast<int>(b.size());
   ASSERT_EQ(block.solves.size(), 1u) << what;
   ASSERT_EQ(block.solves[0].rhs.size(), b.size()) << what;
   ASSERT_EQ(block.x.size(), b.size()) << what;
   EXPECT_TRUE(block.converged()) << what << ": " << block.solves[0].result.breakdown;
   const ReferenceCheck check = check_with_reference(u, b, block.x, 0.1, kBlockTolerance, false);
-  const std::vector<SpinorField<double>> single = one_by_one(u, b, precision);
+  const std::vector<SpinorField<double>> single = one_by_one(u, b, method, precision);
   for (int r = 0; r < n; ++r) {
     const auto k = static_cast<std::size_t>(r);
     EXPECT_TRUE(block.solves[0].rhs[k].converged) << what << " rhs " << r;
@@ -1349,73 +1374,101 @@ void expect_block_matches_single_solves(const GaugeField<double>& u, const std::
   }
 }
 
-// One, a prime number (no whole vector of lanes), and more than the lanes, in double and mixed.
-TEST(BlockCg, EveryRightHandSideMatchesItsOwnSolveAndTheReference) {
+// One, a prime number (no whole vector of lanes), and more than the lanes, in double and mixed, with
+// each method.
+TEST(BlockSolve, EveryRightHandSideMatchesItsOwnSolveAndTheReference) {
   const GaugeField<double> u = random_gauge(kBlockLattice, 12);
   const int lanes = simd_lanes(best_isa(), sizeof(float));  // single's: the mixed solve's iterations
-  for (int n : {1, 7, lanes + 3}) {
-    const std::vector<SpinorField<double>> b = gaussians(kBlockLattice, Subset::Full, n, 100);
-    for (SolvePrecision precision : {SolvePrecision::Double, SolvePrecision::Mixed}) {
-      const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n};
-      const SolveOutcome out = solve_wilson(driver_config(SolveMethod::Cgnr, precision, mrhs), u, b);
-      expect_block_matches_single_solves(u, b, precision, out, std::to_string(n) + " rhs, " + (precision == SolvePrecision::Mixed ? "mixed" : "double"));
-      // Every Dslash of the block is one call over all its right-hand sides: as many as one CG's.
-      const SolveTotals t = solve_totals(out, kBlockLattice);
-      EXPECT_EQ(t.iterations, out.solves[0].result.iterations);
-      int most = 0;
-      for (const SolverResult& r : out.solves[0].rhs) most = std::max(most, r.iterations);
-      EXPECT_EQ(out.solves[0].result.iterations, most);
+  for (SolveMethod method : {SolveMethod::Cgnr, SolveMethod::BiCGStab})
+    for (int n : {1, 7, lanes + 3}) {
+      const std::vector<SpinorField<double>> b = gaussians(kBlockLattice, Subset::Full, n, 100);
+      for (SolvePrecision precision : {SolvePrecision::Double, SolvePrecision::Mixed}) {
+        const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n};
+        const SolveOutcome out = solve_wilson(driver_config(method, precision, mrhs), u, b);
+        const std::string what = std::string(name(method)) + ", " + std::to_string(n) + " rhs, " + (precision == SolvePrecision::Mixed ? "mixed" : "double");
+        expect_block_matches_single_solves(u, b, method, precision, out, what);
+        // Every Dslash of the block is one call over all its right-hand sides: as many as one solve's.
+        const SolveTotals t = solve_totals(out, kBlockLattice);
+        EXPECT_EQ(t.iterations, out.solves[0].result.iterations) << what;
+        int most = 0;
+        for (const SolverResult& r : out.solves[0].rhs) most = std::max(most, r.iterations);
+        EXPECT_EQ(out.solves[0].result.iterations, most) << what;
+      }
     }
+}
+
+// Each right-hand side of a block BiCGStab iterates as its own BiCGStab does, not as a CG: on the
+// same sources and operator its iterations are those of its own single solve, within the few that
+// the block's shared reliable updates may add or save.
+TEST(BlockSolve, BicgstabIteratesAsEachSourcesOwnBicgstab) {
+  const GaugeField<double> u = random_gauge(kBlockLattice, 12);
+  const int n = 5;
+  const std::vector<SpinorField<double>> b = gaussians(kBlockLattice, Subset::Full, n, 105);
+  const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n};
+  const SolveOutcome block = solve_wilson(driver_config(SolveMethod::BiCGStab, SolvePrecision::Double, mrhs), u, b);
+  const SolveOutcome single = solve_wilson(driver_config(SolveMethod::BiCGStab, SolvePrecision::Double), u, b);
+  const SolveOutcome cg = solve_wilson(driver_config(SolveMethod::Cgnr, SolvePrecision::Double), u, b);
+  ASSERT_EQ(single.solves.size(), static_cast<std::size_t>(n));
+  for (std::size_t k = 0; k < static_cast<std::size_t>(n); ++k) {
+    const int own = single.solves[k].result.iterations;
+    EXPECT_NEAR(block.solves[0].rhs[k].iterations, own, 2) << "rhs " << k;
+    EXPECT_LT(block.solves[0].rhs[k].iterations, cg.solves[k].result.iterations) << "rhs " << k;
   }
 }
 
 // A zero source in the block: x = 0 exactly, converged without an iteration; the others are solved.
-TEST(BlockCg, AZeroSourceIsSolvedAtOnce) {
+TEST(BlockSolve, AZeroSourceIsSolvedAtOnce) {
   const GaugeField<double> u = random_gauge(kBlockLattice, 12);
   std::vector<SpinorField<double>> b = gaussians(kBlockLattice, Subset::Full, 5, 110);
   fill_zero(b[2]);
-  for (SolvePrecision precision : {SolvePrecision::Double, SolvePrecision::Mixed}) {
-    const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = 5};
-    const SolveOutcome out = solve_wilson(driver_config(SolveMethod::Cgnr, precision, mrhs), u, b);
-    expect_block_matches_single_solves(u, b, precision, out, "a zero source");
-    EXPECT_EQ(norm2(out.x[2]), 0.0);
-    EXPECT_EQ(out.solves[0].rhs[2].iterations, 0);
-    EXPECT_EQ(out.solves[0].rhs[2].stop, Stop::Converged);
-    EXPECT_GT(out.solves[0].rhs[0].iterations, 10);
-  }
+  for (SolveMethod method : {SolveMethod::Cgnr, SolveMethod::BiCGStab})
+    for (SolvePrecision precision : {SolvePrecision::Double, SolvePrecision::Mixed}) {
+      const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = 5};
+      const SolveOutcome out = solve_wilson(driver_config(method, precision, mrhs), u, b);
+      const std::string what = std::string(name(method)) + ", a zero source";
+      expect_block_matches_single_solves(u, b, method, precision, out, what);
+      EXPECT_EQ(norm2(out.x[2]), 0.0) << what;
+      EXPECT_EQ(out.solves[0].rhs[2].iterations, 0) << what;
+      EXPECT_EQ(out.solves[0].rhs[2].stop, Stop::Converged) << what;
+      EXPECT_GT(out.solves[0].rhs[0].iterations, from_zero(method)) << what;
+    }
 }
 
 // A block started from x = its solution for some right-hand sides: those are solved at once (0
 // iterations) and keep their x; the others are solved from zero.
-TEST(BlockCg, AnAlreadySolvedSourceTakesNoIteration) {
+TEST(BlockSolve, AnAlreadySolvedSourceTakesNoIteration) {
   const GaugeField<double> u = random_gauge(kBlockLattice, 12);
   const int n = 3;
   const EvenOddWilson<double> op(u, 0.1, {.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n});
   const auto b = op.allocate("b"), x = op.allocate("x");
   op.pack(gaussians(kBlockLattice, Subset::Even, n, 120), b);
-  const BlockSolverResult first = block_cgnr(op, b, x, {.tolerance = kBlockTolerance});
-  ASSERT_TRUE(first.summary().converged);
-  std::vector<SpinorField<double>> solved(static_cast<std::size_t>(n), SpinorField<double>(kBlockLattice, Subset::Even));
-  op.unpack(x, solved);
-  std::vector<SpinorField<double>> start = empty_fields<double>(kBlockLattice, Subset::Even, n);  // (fields share data when copied)
-  for (int k : {0, 2}) axpy(std::complex<double>(1), solved[static_cast<std::size_t>(k)], start[static_cast<std::size_t>(k)]);
-  op.pack(start, x);
-  const BlockSolverResult again = block_cgnr(op, b, x, {.tolerance = kBlockTolerance});
-  ASSERT_TRUE(again.summary().converged);
-  EXPECT_EQ(again.rhs[0].iterations, 0);
-  EXPECT_EQ(again.rhs[2].iterations, 0);
-  EXPECT_GT(again.rhs[1].iterations, 10);
-  std::vector<SpinorField<double>> after = solved;
-  op.unpack(x, after);
-  EXPECT_EQ(relative_difference(after[0], solved[0]), 0.0) << "a solved right-hand side is frozen";
-  EXPECT_EQ(relative_difference(after[2], solved[2]), 0.0) << "a solved right-hand side is frozen";
-  EXPECT_LT(relative_difference(after[1], solved[1]), 1000 * kBlockTolerance);
+  for (SolveMethod method : {SolveMethod::Cgnr, SolveMethod::BiCGStab}) {
+    deep_copy(x, 0.0);
+    const BlockSolverResult first = block_solve(method, op, op, b, x, {.tolerance = kBlockTolerance});
+    ASSERT_TRUE(first.summary().converged) << name(method);
+    std::vector<SpinorField<double>> solved(static_cast<std::size_t>(n), SpinorField<double>(kBlockLattice, Subset::Even));
+    op.unpack(x, solved);
+    std::vector<SpinorField<double>> start = empty_fields<double>(kBlockLattice, Subset::Even, n);  // (fields share data when copied)
+    for (int k : {0, 2}) axpy(std::complex<double>(1), solved[static_cast<std::size_t>(k)], start[static_cast<std::size_t>(k)]);
+    op.pack(start, x);
+    const BlockSolverResult again = block_solve(method, op, op, b, x, {.tolerance = kBlockTolerance});
+    ASSERT_TRUE(again.summary().converged) << name(method);
+    EXPECT_EQ(again.rhs[0].iterations, 0) << name(method);
+    EXPECT_EQ(again.rhs[2].iterations, 0) << name(method);
+    EXPECT_GT(again.rhs[1].iterations, from_zero(method)) << name(method);
+    std::vector<SpinorField<double>> after = solved;
+    op.unpack(x, after);
+    EXPECT_EQ(relative_difference(after[0], solved[0]), 0.0) << name(method) << ": a solved right-hand side is frozen";
+    EXPECT_EQ(relative_difference(after[2], solved[2]), 0.0) << name(method) << ": a solved right-hand side is frozen";
+    EXPECT_LT(relative_difference(after[1], solved[1]), 1000 * kBlockTolerance) << name(method);
+  }
 }
 
 // A right-hand side started 1e-8 from its solution has 2 orders of residual to lose where the others,
 // from zero, have 10: it stops after a fraction of their iterations, its x frozen from then on
-// (alpha 0), and still matches its solution; in double and in mixed precision.
-TEST(BlockCg, ASourceThatConvergesEarlyStopsThere) {
+// (its coefficients 0), and still matches its solution; in double and in mixed precision, with each
+// method.
+TEST(BlockSolve, ASourceThatConvergesEarlyStopsThere) {
   const GaugeField<double> u = random_gauge(kBlockLattice, 12);
   const int n = 4;
   const DslashConfig mrhs{.kernel = KernelFamily::Mrhs, .isa = best_isa(), .nrhs = n};
@@ -1426,25 +1479,26 @@ TEST(BlockCg, ASourceThatConvergesEarlyStopsThere) {
   ASSERT_TRUE(block_cgnr(op, b, x, {.tolerance = 1e-12}).summary().converged);
   std::vector<SpinorField<double>> solved(static_cast<std::size_t>(n), SpinorField<double>(kBlockLattice, Subset::Even));
   op.unpack(x, solved);
-  for (bool mixed : {false, true}) {
-    std::vector<SpinorField<double>> start = empty_fields<double>(kBlockLattice, Subset::Even, n);
-    axpy(std::complex<double>(1 + 1e-8), solved[1], start[1]);
-    op.pack(start, x);
-    const SolverParams params{.tolerance = kBlockTolerance};
-    const BlockSolverResult r = mixed ? block_cgnr(op, sloppy, b, x, params) : block_cgnr(op, b, x, params);
-    const std::string what = mixed ? "mixed" : "double";
-    ASSERT_TRUE(r.summary().converged) << what << ": " << r.summary().breakdown;
-    EXPECT_GT(r.rhs[1].iterations, 0) << what;
-    for (int k : {0, 2, 3}) EXPECT_GT(r.rhs[static_cast<std::size_t>(k)].iterations, 3 * r.rhs[1].iterations) << what << " rhs " << k;
-    EXPECT_EQ(r.iterations, std::max({r.rhs[0].iterations, r.rhs[2].iterations, r.rhs[3].iterations})) << what;
-    std::vector<SpinorField<double>> after = solved;
-    op.unpack(x, after);
-    for (int k = 0; k < n; ++k) {
-      const auto i = static_cast<std::size_t>(k);
-      EXPECT_LE(r.rhs[i].relative_residual, kBlockTolerance) << what << " rhs " << k;
-      EXPECT_LT(relative_difference(after[i], solved[i]), 1000 * kBlockTolerance) << what << " rhs " << k;
+  for (SolveMethod method : {SolveMethod::Cgnr, SolveMethod::BiCGStab})
+    for (bool mixed : {false, true}) {
+      std::vector<SpinorField<double>> start = empty_fields<double>(kBlockLattice, Subset::Even, n);
+      axpy(std::complex<double>(1 + 1e-8), solved[1], start[1]);
+      op.pack(start, x);
+      const SolverParams params{.tolerance = kBlockTolerance};
+      const BlockSolverResult r = mixed ? block_solve(method, op, sloppy, b, x, params) : block_solve(method, op, op, b, x, params);
+      const std::string what = std::string(name(method)) + (mixed ? ", mixed" : ", double");
+      ASSERT_TRUE(r.summary().converged) << what << ": " << r.summary().breakdown;
+      EXPECT_GT(r.rhs[1].iterations, 0) << what;
+      for (int k : {0, 2, 3}) EXPECT_GT(r.rhs[static_cast<std::size_t>(k)].iterations, 3 * r.rhs[1].iterations) << what << " rhs " << k;
+      EXPECT_EQ(r.iterations, std::max({r.rhs[0].iterations, r.rhs[2].iterations, r.rhs[3].iterations})) << what;
+      std::vector<SpinorField<double>> after = solved;
+      op.unpack(x, after);
+      for (int k = 0; k < n; ++k) {
+        const auto i = static_cast<std::size_t>(k);
+        EXPECT_LE(r.rhs[i].relative_residual, kBlockTolerance) << what << " rhs " << k;
+        EXPECT_LT(relative_difference(after[i], solved[i]), 1000 * kBlockTolerance) << what << " rhs " << k;
+      }
     }
-  }
 }
 
 TEST(SolveDriver, RefusesSourcesThatDoNotSplitIntoItsCalls) {
