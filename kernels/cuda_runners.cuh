@@ -16,21 +16,12 @@
 namespace dslash {
 
 namespace kernels {
-// mrhs on the GPU: each thread K right-hand sides (simd/simt.hpp), so a link it reads serves K of
-// them and its spinor accesses are K reals wide (docs/DESIGN.md, "The GPU kernels").
-template <class Real>
-inline constexpr int kMrhsLanesPerThread = 2;
-template <class Real>
-using MrhsLanes = simd::SimtLane<Real, simd::kSimtLanes<Real>, kMrhsLanesPerThread<Real>>;
-
-// Each family is compiled in units of its own (dslash_cuda_{naive,mrhs,vnode}_f{32,64}.cu): in
+// naive and vnode are compiled in units of their own (dslash_cuda_{naive,vnode}_f{32,64}.cu): in
 // single precision each with its own register budget, and every unit beside the others on a core.
 extern template void run_dslash<float, simd::SimtLane<float, 1>, false, Cuda>(const RunArgs<float>&);
 extern template void run_dslash<float, simd::SimtLane<float, simd::kSimtLanes<float>>, true, Cuda>(const RunArgs<float>&);
 extern template void run_dslash<double, simd::SimtLane<double, 1>, false, Cuda>(const RunArgs<double>&);
 extern template void run_dslash<double, simd::SimtLane<double, simd::kSimtLanes<double>>, true, Cuda>(const RunArgs<double>&);
-extern template void run_dslash<float, MrhsLanes<float>, false, Cuda>(const RunArgs<float>&);
-extern template void run_dslash<double, MrhsLanes<double>, false, Cuda>(const RunArgs<double>&);
 }  // namespace kernels
 
 namespace {
@@ -145,8 +136,7 @@ RunnerTable<Real> cuda_runners() {
   using OneLane = simd::SimtLane<Real, 1>;  // naive: one site per thread
   RunnerTable<Real> t;
   t.family[static_cast<int>(KernelFamily::Naive)] = {&kernels::run_dslash<Real, OneLane, false, Cuda>, &kernels::run_faces<Real, OneLane, false, Cuda>};
-  using Mrhs = kernels::MrhsLanes<Real>;
-  t.family[static_cast<int>(KernelFamily::Mrhs)] = {&kernels::run_dslash<Real, Mrhs, false, Cuda>, &kernels::run_faces<Real, Mrhs, false, Cuda>};
+  t.family[static_cast<int>(KernelFamily::Mrhs)] = {&kernels::run_dslash<Real, Lanes, false, Cuda>, &kernels::run_faces<Real, Lanes, false, Cuda>};
   t.family[static_cast<int>(KernelFamily::Vnode)] = {&kernels::run_dslash<Real, Lanes, true, Cuda>, &kernels::run_faces<Real, Lanes, true, Cuda>};
   return t;
 }

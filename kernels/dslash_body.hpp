@@ -513,7 +513,7 @@ struct DslashBody {
   // sum += the lanes of v, in double.
   DSLASH_FORCE_INLINE static void add_lanes(const Vec& v, double& sum) {
     if constexpr (kSimt) {
-      for (const Real lane : v.v) sum += static_cast<double>(lane);  // this thread's lanes; the reduction adds the others
+      sum += static_cast<double>(v.v);  // this thread's lane; the reduction adds the others
     } else {
       alignas(64) Real lanes[W];
       v.store_aligned(lanes);
@@ -579,7 +579,7 @@ struct DslashBody {
   // body to work with.
   template <class Exec = DefaultExecutionSpace, class SiteFn>
   Sums for_each_site(const SiteFn& site_fn) const {
-    constexpr int kIndexLanes = simd::simt_threads<Vec>;
+    constexpr int kIndexLanes = kSimt ? W : 1;
     const DslashBody body = *this;
     const index_t first = first_site(), n = first + launch_sites(), x_ext = x_extent;
     Sums sums{};

@@ -121,7 +121,7 @@ struct FaceBody {
   void launch() const {
     const FaceBody body = *this;
     const index_t n = a.count;
-    const RangePolicy<Exec> range(0, n + b.count, simd::simt_threads<Vec>);
+    const RangePolicy<Exec> range(0, n + b.count, kSimt ? W : 1);
     if constexpr (kSimt) {  // the xpay is built for the GPU alone: CPU ranks read their halo in the kernel
       if (a.complete && a.xpay.w != nullptr) return complete_reducing<Mu, S, Epilogue::NormDot>(range, a.xpay.sums);
       if (a.complete && a.xpay.x != nullptr) return complete_reducing<Mu, S, Epilogue::Norm>(range, a.xpay.norm);
@@ -160,7 +160,7 @@ template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace
 void run_project_all(const FacesProjectArgs<Real>& x) {
   using Body = FaceBody<Real, Vec, Folded>;
   const FacesProjectArgs<Real> args = x;
-  const RangePolicy<Exec> range(0, x.count, simd::simt_threads<Vec>);
+  const RangePolicy<Exec> range(0, x.count, Body::kSimt ? Body::W : 1);
   if (x.dagger) parallel_for("dslash_face_project_all", range, DSLASH_LAMBDA(index_t j) { Body::template project_vector<true>(args, j); });
   else parallel_for("dslash_face_project_all", range, DSLASH_LAMBDA(index_t j) { Body::template project_vector<false>(args, j); });
 }

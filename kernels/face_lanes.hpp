@@ -62,7 +62,7 @@ struct FaceLanes {
     if constexpr (!kHalfLanes<Mu>) {
       v.store_unaligned(dst);
     } else if constexpr (kSimt) {
-      if (on_face<Mu>(Vec::lane(), node)) dst[message_lane<Mu>(Vec::lane())] = v.v[0];  // vnode: one lane a thread
+      if (on_face<Mu>(Vec::lane(), node)) dst[message_lane<Mu>(Vec::lane())] = v.v;
     } else {
       simd::compress_half<lane_bit<W>(Mu)>(dst, v, node);
     }

@@ -55,7 +55,7 @@ fi
 # breaks it fails here; what it would run is the GPU host's to test (scripts/gpu_host.sh test).
 cuda_args=()
 if command -v nvcc > /dev/null && ! nvidia-smi -L > /dev/null 2>&1; then
-  cuda_args=(-DDSLASH_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-virtual
+  cuda_args=(-DDSLASH_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90-virtual -DDSLASH_CUDA_F32_MAXRREG=
              "-DCMAKE_CUDA_FLAGS_RELEASE=-DNDEBUG -Xcicc -O0 -Xcompiler -O0")
 fi
 run_preset full -- "${cuda_args[@]}"

@@ -9,9 +9,6 @@ namespace dslash::simd {
 
 template <class Vec>
 inline constexpr bool is_simt = false;
-// The GPU threads that hold one vector (the launch's vector length): 1 for a CPU register.
-template <class Vec>
-inline constexpr int simt_threads = 1;
 
 // SIMT only, defined in simd/simt.hpp: a lane's complex number as one access, where the GPU's vnode
 // layout keeps (re, im) adjacent (kernels/kernel_layout.hpp).

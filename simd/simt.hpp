@@ -9,7 +9,6 @@
 // All W threads of a group work on the same site, so they take the same branches and the group is
 // whole at every shuffle, even when other groups of the warp have left the kernel.
 #include <cstddef>
-#include <type_traits>
 
 #include "dslash/core/macros.hpp"
 #include "simd/complex.hpp"
@@ -17,102 +16,62 @@
 
 namespace dslash::simd {
 
-// K > 1 (mrhs): each thread holds K adjacent lanes, so W / K threads make the vector, a broadcast
-// operand (a link) is read once for K right-hand sides, and a thread's K reals are one vector load.
-//   W = 8, K = 4: thread 0 lanes ABCD, thread 1 lanes EFGH
-template <class Real, int W, int K = 1>
+template <class Real, int W>
 struct SimtLane {
-  static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0, "a SIMT vector is 1, 2, 4, 8, 16 or 32 lanes");
-  static_assert(K >= 1 && W % K == 0 && (K & (K - 1)) == 0, "a thread holds a power-of-two share of the lanes");
+  static_assert(W >= 1 && W <= 32 && (W & (W - 1)) == 0, "a SIMT vector is 1, 2, 4, 8, 16 or 32 threads of one warp");
   using value_type = Real;
   static constexpr std::size_t size = W;
-  static constexpr int kThreads = W / K;  // the launch's vector length
-  static constexpr int kPerThread = K;
-  Real v[K];
+  Real v;
 
   SimtLane() = default;
-  DSLASH_INLINE_FUNCTION SimtLane(Real x) {  // broadcast, as xsimd::batch(T)
-    for (int k = 0; k < K; ++k) v[k] = x;
-  }
+  DSLASH_INLINE_FUNCTION SimtLane(Real x) : v(x) {}  // broadcast, as xsimd::batch(T)
 
-  // This thread's place in its group (threadIdx.x), and its first lane. Callable from the
-  // host-and-device kernel bodies; meaningful on the device only.
-  DSLASH_INLINE_FUNCTION static int thread() {
+  // Callable from the host-and-device kernel bodies; meaningful on the device only (there is no lane
+  // on the host, where these bodies never run with SimtLane).
+  DSLASH_INLINE_FUNCTION static int lane() {
 #if DSLASH_ON_DEVICE
-    return kThreads == 1 ? 0 : static_cast<int>(threadIdx.x);
+    return W == 1 ? 0 : static_cast<int>(threadIdx.x);
 #else
     return 0;
 #endif
   }
-  DSLASH_INLINE_FUNCTION static int lane() { return thread() * K; }
-
-  // A thread's K reals as one access (K * sizeof(Real) bytes, aligned: a vector of W reals is).
-  struct alignas(K * sizeof(Real)) Chunk {
-    Real r[K];
-  };
-  DSLASH_INLINE_FUNCTION static SimtLane load_aligned(const Real* p) {
-    SimtLane a;
-    if constexpr (K == 1) {
-      a.v[0] = p[thread()];
-    } else {
-      const Chunk c = reinterpret_cast<const Chunk*>(p)[thread()];
-      for (int k = 0; k < K; ++k) a.v[k] = c.r[k];
-    }
-    return a;
-  }
+  DSLASH_INLINE_FUNCTION static SimtLane load_aligned(const Real* p) { return SimtLane(p[lane()]); }
   DSLASH_INLINE_FUNCTION static SimtLane load_unaligned(const Real* p) { return load_aligned(p); }
-  DSLASH_INLINE_FUNCTION void store_aligned(Real* p) const {
-    if constexpr (K == 1) {
-      p[thread()] = v[0];
-    } else {
-      Chunk c;
-      for (int k = 0; k < K; ++k) c.r[k] = v[k];
-      reinterpret_cast<Chunk*>(p)[thread()] = c;
-    }
-  }
+  DSLASH_INLINE_FUNCTION void store_aligned(Real* p) const { p[lane()] = v; }
   DSLASH_INLINE_FUNCTION void store_unaligned(Real* p) const { store_aligned(p); }
 
-  // f applied lane by lane: r.v[k] = f(a.v[k], ...).
-  template <class F, class... V>
-  DSLASH_INLINE_FUNCTION static SimtLane each(const F& f, const V&... a) {
-    SimtLane r;
-    for (int k = 0; k < K; ++k) r.v[k] = f(a.v[k]...);
-    return r;
-  }
-  DSLASH_INLINE_FUNCTION friend SimtLane operator+(const SimtLane& a, const SimtLane& b) { return each([](Real x, Real y) { return x + y; }, a, b); }
-  DSLASH_INLINE_FUNCTION friend SimtLane operator-(const SimtLane& a, const SimtLane& b) { return each([](Real x, Real y) { return x - y; }, a, b); }
-  DSLASH_INLINE_FUNCTION friend SimtLane operator*(const SimtLane& a, const SimtLane& b) { return each([](Real x, Real y) { return x * y; }, a, b); }
-  DSLASH_INLINE_FUNCTION friend SimtLane operator-(const SimtLane& a) { return each([](Real x) { return -x; }, a); }
+  DSLASH_INLINE_FUNCTION friend SimtLane operator+(const SimtLane& a, const SimtLane& b) { return SimtLane(a.v + b.v); }
+  DSLASH_INLINE_FUNCTION friend SimtLane operator-(const SimtLane& a, const SimtLane& b) { return SimtLane(a.v - b.v); }
+  DSLASH_INLINE_FUNCTION friend SimtLane operator*(const SimtLane& a, const SimtLane& b) { return SimtLane(a.v * b.v); }
+  DSLASH_INLINE_FUNCTION friend SimtLane operator-(const SimtLane& a) { return SimtLane(-a.v); }
 };
 
-template <class Real, int W, int K>
-inline constexpr bool is_simt<SimtLane<Real, W, K>> = true;
-template <class Real, int W, int K>
-inline constexpr int simt_threads<SimtLane<Real, W, K>> = W / K;
+template <class Real, int W>
+inline constexpr bool is_simt<SimtLane<Real, W>> = true;
 
-template <class Real, int W, int K>
-DSLASH_INLINE_FUNCTION SimtLane<Real, W, K> madd(const SimtLane<Real, W, K>& a, const SimtLane<Real, W, K>& b, const SimtLane<Real, W, K>& c) {
-  return SimtLane<Real, W, K>::each([](Real x, Real y, Real z) { return fma(x, y, z); }, a, b, c);
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> madd(const SimtLane<Real, W>& a, const SimtLane<Real, W>& b, const SimtLane<Real, W>& c) {
+  return SimtLane<Real, W>(fma(a.v, b.v, c.v));
 }
-template <class Real, int W, int K>
-DSLASH_INLINE_FUNCTION SimtLane<Real, W, K> nmadd(const SimtLane<Real, W, K>& a, const SimtLane<Real, W, K>& b, const SimtLane<Real, W, K>& c) {
-  return SimtLane<Real, W, K>::each([](Real x, Real y, Real z) { return fma(-x, y, z); }, a, b, c);
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> nmadd(const SimtLane<Real, W>& a, const SimtLane<Real, W>& b, const SimtLane<Real, W>& c) {
+  return SimtLane<Real, W>(fma(-a.v, b.v, c.v));
 }
 
 // The vector maths of gauge compression (kernels/link_compression.hpp): CUDA's own functions on
 // the device (the host never runs SimtLane, but compiles these bodies).
-template <class Real, int W, int K>
-DSLASH_INLINE_FUNCTION SimtLane<Real, W, K> sqrt_nonnegative(const SimtLane<Real, W, K>& x) {  // sqrt(max(x, 0))
-  return SimtLane<Real, W, K>::each([](Real y) { return sqrt(fmax(y, Real(0))); }, x);
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> sqrt_nonnegative(const SimtLane<Real, W>& x) {  // sqrt(max(x, 0))
+  return SimtLane<Real, W>(sqrt(fmax(x.v, Real(0))));
 }
-template <class Real, int W, int K>
-DSLASH_INLINE_FUNCTION void sin_cos(const SimtLane<Real, W, K>& x, SimtLane<Real, W, K>& s, SimtLane<Real, W, K>& c) {
-  s = SimtLane<Real, W, K>::each([](Real y) { return sin(y); }, x);
-  c = SimtLane<Real, W, K>::each([](Real y) { return cos(y); }, x);
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION void sin_cos(const SimtLane<Real, W>& x, SimtLane<Real, W>& s, SimtLane<Real, W>& c) {
+  s = SimtLane<Real, W>(sin(x.v));
+  c = SimtLane<Real, W>(cos(x.v));
 }
-template <class Real, int W, int K>
-DSLASH_INLINE_FUNCTION SimtLane<Real, W, K> inverse(const SimtLane<Real, W, K>& x) {
-  return SimtLane<Real, W, K>::each([](Real y) { return Real(1) / y; }, x);
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION SimtLane<Real, W> inverse(const SimtLane<Real, W>& x) {
+  return SimtLane<Real, W>(Real(1) / x.v);
 }
 
 // The threads of this thread's W-group, as a warp mask (the block is W threads wide, so a row of the
@@ -127,29 +86,17 @@ template <int Level, class Real, int W>
 DSLASH_INLINE_FUNCTION SimtLane<Real, W> permute(const SimtLane<Real, W>& a) {
   static_assert((1 << Level) < W, "permute level out of range for this width");
 #if DSLASH_ON_DEVICE
-  return SimtLane<Real, W>(__shfl_xor_sync(group_mask<W>(), a.v[0], 1 << Level, W));
+  return SimtLane<Real, W>(__shfl_xor_sync(group_mask<W>(), a.v, 1 << Level, W));
 #else
   return a;
 #endif
 }
 
 // Streaming store: evict-first, the output is not read again by this kernel.
-template <class Real, int W, int K>
-DSLASH_INLINE_FUNCTION void stream_store(Real* p, const SimtLane<Real, W, K>& b) {
+template <class Real, int W>
+DSLASH_INLINE_FUNCTION void stream_store(Real* p, const SimtLane<Real, W>& b) {
 #if DSLASH_ON_DEVICE
-  if constexpr (K == 1) {
-    __stcs(p + SimtLane<Real, W, K>::thread(), b.v[0]);
-  } else {  // the thread's K reals in 16-byte pieces (float4, double2), or one float2
-    constexpr int kPiece = 16 / sizeof(Real) < K ? 16 / sizeof(Real) : K;
-    using Piece = std::conditional_t<sizeof(Real) * kPiece == 16, std::conditional_t<sizeof(Real) == 4, float4, double2>, float2>;
-    Piece* q = reinterpret_cast<Piece*>(p + SimtLane<Real, W, K>::lane());
-    for (int j = 0; j < K / kPiece; ++j) {
-      Piece piece;
-      Real* r = reinterpret_cast<Real*>(&piece);
-      for (int k = 0; k < kPiece; ++k) r[k] = b.v[j * kPiece + k];
-      __stcs(q + j, piece);
-    }
-  }
+  __stcs(p + SimtLane<Real, W>::lane(), b.v);
 #else
   b.store_aligned(p);
 #endif
@@ -174,7 +121,6 @@ struct RealPair<double> {
 template <class Vec>
 DSLASH_INLINE_FUNCTION Complex<Vec> load_pair(const typename Vec::value_type* p) {
   using Pair = typename RealPair<typename Vec::value_type>::type;
-  static_assert(Vec::kPerThread == 1, "pairs are vnode's layout, one lane a thread");
   const Pair z = reinterpret_cast<const Pair*>(p)[Vec::lane()];
   return {Vec(z.x), Vec(z.y)};
 }
@@ -218,9 +164,9 @@ DSLASH_INLINE_FUNCTION void stream_store_pair(typename Vec::value_type* p, const
   using Pair = typename RealPair<typename Vec::value_type>::type;
   Pair* q = reinterpret_cast<Pair*>(p) + Vec::lane();
 #if DSLASH_ON_DEVICE
-  __stcs(q, Pair{z.re.v[0], z.im.v[0]});
+  __stcs(q, Pair{z.re.v, z.im.v});
 #else
-  *q = Pair{z.re.v[0], z.im.v[0]};
+  *q = Pair{z.re.v, z.im.v};
 #endif
 }
 

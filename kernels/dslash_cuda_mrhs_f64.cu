@@ -1,7 +1,0 @@
-// The mrhs GPU kernel in double precision, in a translation unit of its own (kernels/CMakeLists.txt
-// gives each family its register budget).
-#include "kernels/cuda_runners.cuh"
-
-namespace dslash::kernels {
-template void run_dslash<double, MrhsLanes<double>, false, Cuda>(const RunArgs<double>&);
-}
