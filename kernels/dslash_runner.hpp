@@ -175,6 +175,11 @@ struct SimdProbe {
   // CPU: out = expand_half<level>(in, node), or (expand false) out[0, W/2) = compress_half<level>(in, node).
   void (*half)(bool expand, int level, int node, const Real* in, Real* out) = nullptr;
   void (*keep_half)(int level, int node, const Real* in, Real* out) = nullptr;  // CPU: out = keep_half<level>(in, node)
+  // Half precision storage (Real = float; simd/xsimd_shim.hpp): out = load_fixed16(codes, scale);
+  // codes = store_fixed16(x, store_scale); and a site's scales, norm = fixed16_site_norm(max_abs(m, x)).
+  void (*load_fixed16)(const std::int16_t* codes, const Real* scale, Real* out) = nullptr;
+  void (*store_fixed16)(const Real* x, const Real* store_scale, std::int16_t* codes) = nullptr;
+  void (*fixed16_scales)(const Real* m, const Real* x, Real* norm, Real* load_scale, Real* store_scale) = nullptr;
 };
 
 // The roofline ceilings on one instruction set, and the Dslash body's own rate with its data in

@@ -4,6 +4,9 @@
 // roofline ceilings (probe_table). Include the ISA header (simd/avx2.hpp, simd/fallback.hpp, ...) first: permutes and
 // stores come from it. The Dslash bodies themselves (run_dslash_stored) are compiled in units of
 // their own, one per family and link storage (kernels/isa_kernels.cpp.in).
+#include <cstdint>
+#include <type_traits>
+
 #include "kernels/dslash_body.hpp"
 #include "kernels/face_body.hpp"
 #include "kernels/machine_probe.hpp"
@@ -51,6 +54,23 @@ void probe_keep_half(int level, int node, const typename Vec::value_type* in, ty
   }
 }
 
+// Half precision storage: the vector conversions and site scales (simd/xsimd_shim.hpp), W lanes.
+template <class Vec>
+void probe_load_fixed16(const std::int16_t* codes, const float* scale, float* out) {
+  simd::load_fixed16(codes, Vec::load_aligned(scale)).store_aligned(out);
+}
+template <class Vec>
+void probe_store_fixed16(const float* x, const float* store_scale, std::int16_t* codes) {
+  simd::store_fixed16(codes, Vec::load_aligned(x), Vec::load_aligned(store_scale));
+}
+template <class Vec>
+void probe_fixed16_scales(const float* m, const float* x, float* norm, float* load_scale, float* store_scale) {
+  const Vec n = simd::fixed16_site_norm(simd::max_abs(Vec::load_aligned(m), Vec::load_aligned(x)));
+  n.store_aligned(norm);
+  simd::fixed16_load_scale(n).store_aligned(load_scale);
+  simd::fixed16_store_scale(n).store_aligned(store_scale);
+}
+
 template <class Vec>
 void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typename Vec::value_type* b,
                       const typename Vec::value_type* c, typename Vec::value_type* out) {
@@ -75,6 +95,11 @@ template <class Real, class Vec, bool WithVnode>
 ProbeTable<Real> probe_table() {
   ProbeTable<Real> t;
   t.probe = {static_cast<int>(Vec::size), &probe_permute<Vec>, &probe_complex_op<Vec>, &probe_half<Vec>, &probe_keep_half<Vec>};
+  if constexpr (std::is_same_v<Real, float>) {
+    t.probe.load_fixed16 = &probe_load_fixed16<Vec>;
+    t.probe.store_fixed16 = &probe_store_fixed16<Vec>;
+    t.probe.fixed16_scales = &probe_fixed16_scales<Vec>;
+  }
   t.machine = {&stream_triad<Vec>, &fma_peak<Vec>, &body_flops<Real, Vec, false>, nullptr};
   if constexpr (WithVnode) t.machine.vnode_body = &body_flops<Real, Vec, true>;
   return t;

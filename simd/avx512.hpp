@@ -3,6 +3,8 @@
 // -mavx512f. (GCC 12 warns falsely inside these intrinsics, bug 105593: never -Werror here.)
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "simd/xsimd_shim.hpp"
 // after the shim: lane_traits.hpp brings complex.hpp, whose arithmetic needs the shim's madd
 #include "simd/lane_traits.hpp"
@@ -62,6 +64,18 @@ inline Avx512Float keep_half(const Avx512Float& v, int node) {
 template <int Level>
 inline Avx512Double keep_half(const Avx512Double& v, int node) {
   return _mm512_maskz_mov_pd(static_cast<__mmask8>(half_lanes_mask<8, Level>(node)), to_register(v));
+}
+
+// Half precision storage (simd/xsimd_shim.hpp): 16 codes <-> 16 floats, lane i the scalar
+// fixed16::to_float / to_code of lane i. The conversion rounds as MXCSR says: to nearest, ties to
+// even, as rintf; the clamp keeps the 32-bit integers inside int16, so the narrowing is exact.
+inline Avx512Float load_fixed16(const std::int16_t* q, const Avx512Float& scale) {
+  const __m256i codes = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q));
+  return Avx512Float(_mm512_cvtepi32_ps(_mm512_cvtepi16_epi32(codes))) * scale;
+}
+inline void store_fixed16(std::int16_t* q, const Avx512Float& x, const Avx512Float& store_scale) {
+  const __m512i codes = _mm512_cvtps_epi32(to_register(fixed16_clamped(x, store_scale)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), _mm512_cvtepi32_epi16(codes));
 }
 
 inline void stream_store(float* p, const Avx512Float& b) { _mm512_stream_ps(p, to_register(b)); }

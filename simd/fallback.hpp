@@ -6,6 +6,9 @@
 #include <array>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+
+#include "dslash/lattice/fixed16.hpp"
 
 namespace dslash::simd {
 
@@ -76,6 +79,36 @@ inline FallbackBatch<Real, W> inverse(const FallbackBatch<Real, W>& x) {
   FallbackBatch<Real, W> r;
   for (int i = 0; i < W; ++i) r.v[i] = Real(1) / x.v[i];
   return r;
+}
+
+// Half precision storage (dslash/lattice/fixed16.hpp): its scalar definition, lane by lane.
+template <int W>
+inline FallbackBatch<float, W> max_abs(const FallbackBatch<float, W>& m, const FallbackBatch<float, W>& x) {
+  FallbackBatch<float, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = std::max(m.v[i], std::fabs(x.v[i]));
+  return r;
+}
+template <int W>
+inline FallbackBatch<float, W> fixed16_site_norm(const FallbackBatch<float, W>& max_abs) {
+  FallbackBatch<float, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = fixed16::site_norm(max_abs.v[i]);
+  return r;
+}
+template <int W>
+inline FallbackBatch<float, W> fixed16_store_scale(const FallbackBatch<float, W>& norm) {
+  FallbackBatch<float, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = fixed16::store_scale(norm.v[i]);
+  return r;
+}
+template <int W>
+inline FallbackBatch<float, W> load_fixed16(const std::int16_t* q, const FallbackBatch<float, W>& scale) {
+  FallbackBatch<float, W> r;
+  for (int i = 0; i < W; ++i) r.v[i] = fixed16::to_float(q[i], scale.v[i]);
+  return r;
+}
+template <int W>
+inline void store_fixed16(std::int16_t* q, const FallbackBatch<float, W>& x, const FallbackBatch<float, W>& store_scale) {
+  for (int i = 0; i < W; ++i) q[i] = fixed16::to_code(x.v[i], store_scale.v[i]);
 }
 
 // Swap lanes whose index differs in bit Level: lane i takes lane i ^ (1 << Level).

@@ -3,6 +3,7 @@
 // threads each holding one lane (simd/simt.hpp), rather than one CPU register of W lanes? And, if
 // it is, its complex-pair accesses.
 #include "dslash/core/macros.hpp"
+#include "dslash/lattice/fixed16.hpp"
 #include "simd/complex.hpp"
 
 namespace dslash::simd {
@@ -23,6 +24,13 @@ template <class Real>
 DSLASH_INLINE_FUNCTION Real load_fetch_256b(const Real* p);
 template <class Vec>
 DSLASH_INLINE_FUNCTION void stream_store_pair(typename Vec::value_type* p, const Complex<Vec>& z);
+
+// Half precision storage: the scale that turns a site's codes back into reals, for any vector type
+// (fixed16::load_scale lane by lane: one multiply).
+template <class Vec>
+DSLASH_INLINE_FUNCTION Vec fixed16_load_scale(const Vec& norm) {
+  return norm * Vec(1.0f / fixed16::kMaxCode);
+}
 
 // A CPU vector's half that lies on a face of a folded direction (kernels/face_lanes.hpp): the lanes
 // whose bit Level is `node`, packed in lane order into W/2 reals, and back (zero in the other lanes).

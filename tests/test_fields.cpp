@@ -1,9 +1,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <omp.h>
 
+#include "dslash/lattice/fixed16.hpp"
+#include "dslash/lattice/fixed16_field.hpp"
 #include "test_support.hpp"
 
 namespace dslash {
@@ -118,6 +121,113 @@ TEST(GaugeField, SinglePrecisionRandomLinksAreTheDoubleOnesRounded) {
         for (int b = 0; b < 3; ++b) worst = std::max(worst, static_cast<double>(std::abs(uu(a, b) - std::complex<float>(a == b ? 1.0f : 0.0f))));
     }
   EXPECT_LT(worst, 1e-6);
+}
+
+// Half precision (docs/CONVENTIONS.md, "Half precision storage"): per real of a site with norm n,
+// the largest |real| of the site, |decoded - x| <= n * 2^-15: half a code is n / 65534, and the
+// float roundings (the scales, a double input) add a few n * 2^-24. A site whose norm is below
+// fixed16::kNormMin decodes as zeros.
+template <class Real>
+void check_fixed16_spinor_round_trip() {
+  SpinorField<Real> x(kSmallLattice, Subset::Even);
+  fill_gaussian(x, 11);
+  enum : site_t { kZero, kLone, kAmong, kTiny, kSmall, kLarge };
+  for (int spin = 0; spin < 4; ++spin)
+    for (int colour = 0; colour < 3; ++colour) {
+      x(kZero, spin, colour) = x(kLone, spin, colour) = 0;
+      x(kTiny, spin, colour) *= Real(1e-32);  // below kNormMin: stored as zero
+      x(kSmall, spin, colour) *= Real(1e-30);
+      x(kLarge, spin, colour) *= Real(1e30);
+    }
+  x(kLone, 2, 1) = {Real(1e4), Real(-3e3)};  // one large component, zeros elsewhere
+  x(kAmong, 0, 2) = {Real(1e3), 0};        // one large component among gaussian ones
+  Fixed16SpinorField h(kSmallLattice, Subset::Even);
+  encode_fixed16(x, h);
+  SpinorField<Real> y(kSmallLattice, Subset::Even);
+  decode_fixed16(h, y);
+
+  const Real* in = reinterpret_cast<const Real*>(x.data());
+  const Real* out = reinterpret_cast<const Real*>(y.data());
+  for (site_t s = 0; s < x.sites(); ++s) {
+    double n = 0;
+    int largest_code = 0;
+    for (int k = 0; k < 24; ++k) {
+      n = std::max(n, std::fabs(static_cast<double>(in[s * 24 + k])));
+      largest_code = std::max(largest_code, std::abs(static_cast<int>(h.codes()(s, k))));
+    }
+    const bool flushed = n < fixed16::kNormMin;
+    EXPECT_EQ(flushed, s == kZero || s == kTiny) << "site " << s;
+    EXPECT_EQ(largest_code, flushed ? 0 : 32767) << "site " << s << ": the largest real is the largest code";
+    for (int k = 0; k < 24; ++k) {
+      const double xk = in[s * 24 + k], yk = out[s * 24 + k];
+      ASSERT_FALSE(std::isnan(yk)) << "site " << s << " real " << k;
+      if (flushed) {
+        EXPECT_EQ(yk, 0.0) << "site " << s << " real " << k;
+      } else {
+        EXPECT_LE(std::fabs(yk - xk), n * 0x1p-15) << "site " << s << " real " << k << " norm " << n;
+      }
+      if (xk == 0) {
+        EXPECT_EQ(yk, 0.0) << "a zero stays exact: site " << s << " real " << k;
+      }
+    }
+  }
+  EXPECT_EQ(h.norms()(kZero), 0.0f);
+  EXPECT_EQ(h.norms()(kLone), 1e4f);
+
+  // Encoding a decoded field gives back its codes; a norm moves by a rounding at most (the largest
+  // real decodes to 32767 * (norm * (1 / 32767)), the norm to within a few 2^-24 of itself).
+  Fixed16SpinorField again(kSmallLattice, Subset::Even);
+  encode_fixed16(y, again);
+  EXPECT_EQ(0, std::memcmp(h.codes().data(), again.codes().data(), static_cast<std::size_t>(h.sites()) * 24 * sizeof(std::int16_t)));
+  for (site_t s = 0; s < x.sites(); ++s) EXPECT_LE(std::fabs(again.norms()(s) - h.norms()(s)), 0x1p-22f * h.norms()(s)) << "site " << s;
+}
+
+TEST(Fixed16Field, SpinorRoundTripIsWithinTheFormatsBound) {
+  check_fixed16_spinor_round_trip<float>();
+  check_fixed16_spinor_round_trip<double>();
+}
+
+// Links have the fixed norm 1: per real |decoded - U| <= 2^-15.
+template <class Real>
+void check_fixed16_gauge_round_trip(const GaugeField<Real>& u) {
+  Fixed16GaugeField h(kSmallLattice);
+  encode_fixed16(u, h);
+  GaugeField<Real> v(kSmallLattice);
+  decode_fixed16(h, v);
+  const Real* in = reinterpret_cast<const Real*>(u.data());
+  const Real* out = reinterpret_cast<const Real*>(v.data());
+  double worst = 0;
+  for (index_t i = 0; i < kSmallLattice.volume() * 72; ++i) worst = std::max(worst, std::fabs(static_cast<double>(out[i]) - in[i]));
+  EXPECT_LE(worst, 0x1p-15);
+}
+
+TEST(Fixed16Field, LinksRoundTripWithinHalfACodeAndOnlySu3IsAccepted) {
+  GaugeField<double> ud(kSmallLattice);
+  fill_random_su3(ud, 5);
+  check_fixed16_gauge_round_trip(ud);
+  check_fixed16_gauge_round_trip(convert_precision<float>(ud));
+  fill_unit(ud);  // entries exactly 0 and 1: 1 is the largest code
+  check_fixed16_gauge_round_trip(ud);
+
+  GaugeField<float> bad(kSmallLattice);
+  fill_random_su3(bad, 5);
+  bad(17, 2, 1, 0) = {1.5f, 0.0f};
+  Fixed16GaugeField h(kSmallLattice);
+  try {
+    encode_fixed16(bad, h);
+    ADD_FAILURE() << "a link entry of 1.5 was encoded";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("site 17, direction 2"), std::string::npos) << e.what();
+  }
+}
+
+TEST(Fixed16Field, BytesAndSiteSets) {
+  EXPECT_EQ(Fixed16SpinorField::bytes_for(kSmallLattice, Subset::Even), 52u * static_cast<std::uint64_t>(kSmallLattice.half_volume()));
+  EXPECT_EQ(Fixed16GaugeField::bytes_for(kSmallLattice), 144u * static_cast<std::uint64_t>(kSmallLattice.volume()));
+  SpinorField<float> full(kSmallLattice, Subset::Full);
+  Fixed16SpinorField even(kSmallLattice, Subset::Even);
+  EXPECT_THROW(encode_fixed16(full, even), std::invalid_argument);
+  EXPECT_THROW(decode_fixed16(even, full), std::invalid_argument);
 }
 
 }  // namespace

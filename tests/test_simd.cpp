@@ -3,11 +3,14 @@
 // built for the baseline CPU, so it runs everywhere and skips what the CPU cannot run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <cstdint>
 #include <vector>
 
 #include "dslash/core/view.hpp"
+#include "fixed16_cases.hpp"
 #include "kernels/dslash_kernel.hpp"
 
 namespace dslash {
@@ -28,6 +31,16 @@ std::vector<Case> all_cases() {
   for (SimdIsa isa : compiled_isas())
     for (bool single : {true, false}) c.push_back({isa, single});
   return c;
+}
+
+// f(n, at) for each run of n <= W cases; lane i of a run holds case at(i) (the run's last case
+// again in the lanes past n, so every lane is a valid input).
+template <class F>
+void for_lanes(std::size_t cases, int W, const F& f) {
+  for (std::size_t first = 0; first < cases; first += static_cast<std::size_t>(W)) {
+    const int n = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(W), cases - first));
+    f(n, [=](int i) { return first + static_cast<std::size_t>(std::min(i, n - 1)); });
+  }
 }
 
 class Simd : public ::testing::TestWithParam<Case> {
@@ -109,6 +122,37 @@ class Simd : public ::testing::TestWithParam<Case> {
             << "op " << static_cast<int>(op) << " lane " << i;
     }
   }
+  // Half precision storage: each vector conversion and site scale, W lanes at a time
+  // (tests/fixed16_cases.hpp).
+  void check_fixed16() {
+    const SimdProbe<float> probe = simd_probe<float>(GetParam().isa);
+    ASSERT_NE(probe.load_fixed16, nullptr);
+    ASSERT_NE(probe.store_fixed16, nullptr);
+    ASSERT_NE(probe.fixed16_scales, nullptr);
+    const int W = probe.lanes;
+    alignas(64) std::int16_t codes[16];
+    alignas(64) float a[16], b[16], out[16], out2[16], out3[16];
+    const auto loads = test::fixed16_loads();
+    for_lanes(loads.size(), W, [&](int n, auto at) {
+      for (int i = 0; i < W; ++i) codes[i] = loads[at(i)].code, a[i] = loads[at(i)].scale;
+      probe.load_fixed16(codes, a, out);
+      for (int i = 0; i < n; ++i) test::expect_fixed16_load(loads[at(i)], out[i]);
+    });
+    const auto stores = test::fixed16_stores();
+    for_lanes(stores.size(), W, [&](int n, auto at) {
+      for (int i = 0; i < W; ++i) a[i] = stores[at(i)].x, b[i] = stores[at(i)].store_scale;
+      std::fill(codes, codes + 16, std::int16_t{-12345});
+      probe.store_fixed16(a, b, codes);
+      for (int i = 0; i < n; ++i) test::expect_fixed16_store(stores[at(i)], codes[i]);
+      for (int i = W; i < 16; ++i) EXPECT_EQ(codes[i], -12345) << "store wrote past W codes";
+    });
+    const auto sites = test::fixed16_sites();
+    for_lanes(sites.size(), W, [&](int n, auto at) {
+      for (int i = 0; i < W; ++i) a[i] = sites[at(i)].m, b[i] = sites[at(i)].x;
+      probe.fixed16_scales(a, b, out, out2, out3);
+      for (int i = 0; i < n; ++i) test::expect_fixed16_scales(sites[at(i)], out[i], out2[i], out3[i]);
+    });
+  }
   // The in-cache body probe (bench_dslash's body/ suite) runs the mrhs and vnode bodies and reports
   // a rate; the bodies' results are checked by test_dslash_kernels.
   template <class Real>
@@ -141,6 +185,11 @@ TEST_P(Simd, FaceHalvesExpandCompressAndKeepTheirLanes) {
 TEST_P(Simd, ComplexArithmeticMatchesScalar) {
   if (GetParam().single) check_complex_ops<float>();
   else check_complex_ops<double>();
+}
+
+TEST_P(Simd, Fixed16ConversionsMatchTheScalarDefinition) {
+  if (!GetParam().single) GTEST_SKIP() << "half precision converts to and from single";
+  check_fixed16();
 }
 
 // A failing line names its instruction set and precision in words, not as the struct's bytes.

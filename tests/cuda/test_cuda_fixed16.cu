@@ -1,0 +1,94 @@
+// Half precision's conversions on the GPU's lanes (simd/simt_half.hpp) against the scalar definition,
+// lane by lane and bit for bit, on the cases of the CPU instruction sets (fixed16_cases.hpp): one
+// thread a lane (K = 1) and K = 4 lanes a thread (mrhs). Without a usable GPU they are skipped.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "dslash/core.hpp"
+#include "fixed16_cases.hpp"
+#include "gpu_test.hpp"
+#include "simd/simt_half.hpp"
+
+namespace dslash {
+namespace {
+
+class CudaFixed16 : public GpuTest<> {};
+
+template <class T>
+using DeviceBuffer = View<T, 1, LayoutRight, CudaSpace>;
+template <class T>
+using HostBuffer = View<T, 1, LayoutRight, HostSpace>;
+
+// Block b, a W-lane vector of W / K threads, takes cases b W .. b W + W - 1.
+template <int W, int K>
+__global__ void convert(const std::int16_t* codes, const float* scale, const float* x, const float* store_scale, float* loaded,
+                        std::int16_t* stored) {
+  using V = simd::SimtLane<float, W, K>;
+  const int at = static_cast<int>(blockIdx.x) * W;
+  simd::load_fixed16(codes + at, V::load_aligned(scale + at)).store_aligned(loaded + at);
+  simd::store_fixed16(stored + at, V::load_aligned(x + at), V::load_aligned(store_scale + at));
+}
+template <int W, int K>
+__global__ void site_scales(const float* m, const float* x, float* norm, float* load_scale, float* store_scale) {
+  using V = simd::SimtLane<float, W, K>;
+  const int at = static_cast<int>(blockIdx.x) * W;
+  const V n = simd::fixed16_site_norm(simd::max_abs(V::load_aligned(m + at), V::load_aligned(x + at)));
+  n.store_aligned(norm + at);
+  simd::fixed16_load_scale(n).store_aligned(load_scale + at);
+  simd::fixed16_store_scale(n).store_aligned(store_scale + at);
+}
+
+template <class T>
+DeviceBuffer<T> on_device(const std::vector<T>& v) {
+  HostBuffer<T> h("host", v.size());
+  std::copy(v.begin(), v.end(), h.data());
+  DeviceBuffer<T> d("device", v.size());
+  deep_copy(d, h);
+  return d;
+}
+template <class T>
+std::vector<T> on_host(const DeviceBuffer<T>& d) {
+  const auto h = create_mirror_view(d);
+  deep_copy(h, d);
+  return std::vector<T>(h.data(), h.data() + h.size());
+}
+
+template <int W, int K>
+void check_lanes() {
+  const auto loads = test::fixed16_loads();
+  const auto stores = test::fixed16_stores();
+  const auto sites = test::fixed16_sites();
+  const std::size_t cases = std::max({loads.size(), stores.size(), sites.size()});
+  const std::size_t n = (cases + W - 1) / W * W;
+  // Case i of each list in lane i, its last case again past its end.
+  const auto lane = [](const auto& list, std::size_t i) { return list[std::min(i, list.size() - 1)]; };
+  std::vector<std::int16_t> codes(n);
+  std::vector<float> scale(n), x(n), store_scale(n), m(n), site_x(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    codes[i] = lane(loads, i).code, scale[i] = lane(loads, i).scale;
+    x[i] = lane(stores, i).x, store_scale[i] = lane(stores, i).store_scale;
+    m[i] = lane(sites, i).m, site_x[i] = lane(sites, i).x;
+  }
+  DeviceBuffer<float> loaded("loaded", n), norm("norm", n), load_scale("load_scale", n), site_store_scale("site_store_scale", n);
+  DeviceBuffer<std::int16_t> stored("stored", n);
+  const auto blocks = static_cast<unsigned>(n / W);
+  const auto d_codes = on_device(codes);
+  const auto d_scale = on_device(scale), d_x = on_device(x), d_store_scale = on_device(store_scale), d_m = on_device(m), d_site_x = on_device(site_x);
+  convert<W, K><<<blocks, W / K>>>(d_codes.data(), d_scale.data(), d_x.data(), d_store_scale.data(), loaded.data(), stored.data());
+  site_scales<W, K><<<blocks, W / K>>>(d_m.data(), d_site_x.data(), norm.data(), load_scale.data(), site_store_scale.data());
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  const auto got_loaded = on_host(loaded);
+  const auto got_stored = on_host(stored);
+  const auto got_norm = on_host(norm), got_load_scale = on_host(load_scale), got_store_scale = on_host(site_store_scale);
+  for (std::size_t i = 0; i < loads.size(); ++i) test::expect_fixed16_load(loads[i], got_loaded[i]);
+  for (std::size_t i = 0; i < stores.size(); ++i) test::expect_fixed16_store(stores[i], got_stored[i]);
+  for (std::size_t i = 0; i < sites.size(); ++i) test::expect_fixed16_scales(sites[i], got_norm[i], got_load_scale[i], got_store_scale[i]);
+}
+
+TEST_F(CudaFixed16, OneLaneAThreadMatchesTheScalarDefinition) { check_lanes<8, 1>(); }
+TEST_F(CudaFixed16, FourLanesAThreadMatchTheScalarDefinition) { check_lanes<8, 4>(); }
+
+}  // namespace
+}  // namespace dslash
