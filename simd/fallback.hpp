@@ -8,7 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "dslash/lattice/fixed16.hpp"
+#include "simd/fixed16.hpp"
 
 namespace dslash::simd {
 
@@ -81,7 +81,7 @@ inline FallbackBatch<Real, W> inverse(const FallbackBatch<Real, W>& x) {
   return r;
 }
 
-// Half precision storage (dslash/lattice/fixed16.hpp): its scalar definition, lane by lane.
+// Half precision storage (simd/fixed16.hpp): its scalar definition, lane by lane.
 template <int W>
 inline FallbackBatch<float, W> max_abs(const FallbackBatch<float, W>& m, const FallbackBatch<float, W>& x) {
   FallbackBatch<float, W> r;

@@ -3,7 +3,7 @@
 // threads each holding one lane (simd/simt.hpp), rather than one CPU register of W lanes? And, if
 // it is, its complex-pair accesses.
 #include "dslash/core/macros.hpp"
-#include "dslash/lattice/fixed16.hpp"
+#include "simd/fixed16.hpp"
 #include "simd/complex.hpp"
 
 namespace dslash::simd {

@@ -1,10 +1,10 @@
 #pragma once
-// Half precision storage (dslash/lattice/fixed16.hpp) on SIMT lanes (simd/simt.hpp): each thread
+// Half precision storage (simd/fixed16.hpp) on SIMT lanes (simd/simt.hpp): each thread
 // converts its own K lanes with the scalar definition, reading or writing its K codes in one access
 // (2K bytes, aligned: a vector of W codes is). Include only from .cu files (nvcc).
 #include <cstdint>
 
-#include "dslash/lattice/fixed16.hpp"
+#include "simd/fixed16.hpp"
 #include "simd/simt.hpp"
 
 namespace dslash::simd {

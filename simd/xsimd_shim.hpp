@@ -5,7 +5,7 @@
 
 #include <type_traits>
 
-#include "dslash/lattice/fixed16.hpp"
+#include "simd/fixed16.hpp"
 
 namespace dslash::simd {
 
@@ -65,21 +65,6 @@ inline void sin_cos(const Batch<T, A>& x, Batch<T, A>& s, Batch<T, A>& c) {
   s = sc.first;
   c = sc.second;
 }
-template <class T, class A>
-inline Batch<T, A> inverse(const Batch<T, A>& x) {
-  return Batch<T, A>(T(1)) / x;
-}
-
-// Half precision storage (dslash/lattice/fixed16.hpp), lane by lane as its scalar definition; the
-// conversions between codes and floats are the instruction set's own (load_fixed16, store_fixed16).
-template <class A>
-inline Batch<float, A> max_abs(const Batch<float, A>& m, const Batch<float, A>& x) {  // max(m, |x|)
-  return xsimd::max(m, xsimd::abs(x));
-}
-template <class A>
-inline Batch<float, A> fixed16_site_norm(const Batch<float, A>& max_abs) {
-  return xsimd::select(max_abs < Batch<float, A>(fixed16::kNormMin), Batch<float, A>(0.0f), max_abs);
-}
 // The correctly rounded quotient: xsimd 8.1 divides floats on neon64 as 32-bit NEON does, by a
 // reciprocal estimate and two Newton steps, an ulp or two off.
 template <class A>
@@ -88,6 +73,22 @@ inline Batch<float, A> divide(const Batch<float, A>& a, const Batch<float, A>& b
   if constexpr (std::is_same_v<A, xsimd::neon64>) return vdivq_f32(a, b);
 #endif
   return a / b;
+}
+template <class T, class A>
+inline Batch<T, A> inverse(const Batch<T, A>& x) {
+  if constexpr (std::is_same_v<T, float>) return divide(Batch<float, A>(1.0f), x);
+  else return Batch<T, A>(T(1)) / x;
+}
+
+// Half precision storage (simd/fixed16.hpp), lane by lane as its scalar definition; the
+// conversions between codes and floats are the instruction set's own (load_fixed16, store_fixed16).
+template <class A>
+inline Batch<float, A> max_abs(const Batch<float, A>& m, const Batch<float, A>& x) {  // max(m, |x|)
+  return xsimd::max(m, xsimd::abs(x));
+}
+template <class A>
+inline Batch<float, A> fixed16_site_norm(const Batch<float, A>& max_abs) {
+  return xsimd::select(max_abs < Batch<float, A>(fixed16::kNormMin), Batch<float, A>(0.0f), max_abs);
 }
 template <class A>
 inline Batch<float, A> fixed16_store_scale(const Batch<float, A>& norm) {  // the zero lanes' inf is not selected

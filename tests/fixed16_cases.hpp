@@ -1,6 +1,6 @@
 #pragma once
 // The cases of half precision's vector conversions (simd/: load_fixed16, store_fixed16 and the site
-// scales), and what each lane must give: the scalar definition (dslash/lattice/fixed16.hpp) bit for
+// scales), and what each lane must give: the scalar definition (simd/fixed16.hpp) bit for
 // bit. Shared by the CPU instruction sets (test_simd.cpp) and the GPU's lanes (test_cuda_fixed16.cu).
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "dslash/lattice/fixed16.hpp"
+#include "simd/fixed16.hpp"
 
 namespace dslash::test {
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <omp.h>
 
-#include "dslash/lattice/fixed16.hpp"
+#include "simd/fixed16.hpp"
 #include "dslash/lattice/fixed16_field.hpp"
 #include "test_support.hpp"
 

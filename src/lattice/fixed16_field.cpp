@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "dslash/core/parallel.hpp"
-#include "dslash/lattice/fixed16.hpp"
+#include "simd/fixed16.hpp"
 
 namespace dslash {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Half precision fields (docs/CONVENTIONS.md, "Half precision storage"): a spinor or gauge field
-// held in 16-bit fixed point (dslash/lattice/fixed16.hpp), the storage the half kernels read and
+// held in 16-bit fixed point (simd/fixed16.hpp), the storage the half kernels read and
 // write. Files stay single or double: a half field is encoded from a float or double field and
 // decoded back into one, the arithmetic in single precision.
 #include <cstdint>
