@@ -6,7 +6,7 @@
 #                                    that it keeps building (its tests report themselves skipped);
 #                                    every ctest label; then the file readers' libFuzzer targets
 #                                    (clang, ASan + UBSan), then the NEON and naive kernels
-#                                    cross-built for aarch64 and tested under qemu (where
+#                                    cross-built for aarch64, the NEON ones tested under qemu (where
 #                                    install_deps.sh could install the cross packages)
 #   bash scripts/test.sh --quick     this machine's best instruction set and scalar, no CUDA: the
 #                                    unit and kernel tests (ctest -L 'unit|kernel')
