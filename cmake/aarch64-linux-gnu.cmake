@@ -1,8 +1,9 @@
 # Cross build for AArch64 with Debian's toolchain (g++-aarch64-linux-gnu, libgomp1-arm64-cross) whose
 # tests ctest runs under qemu-user (scripts/test.sh, the "aarch64" stage):
 #   cmake -S . -B build/aarch64 -G Ninja --toolchain cmake/aarch64-linux-gnu.cmake
-# Cross-compiling turns on DSLASH_KERNELS_ONLY: the kernels (NEON included) and their SIMD, kernel and
-# reference tests, with GoogleTest built from Debian's source package (/usr/src/googletest).
+# Cross-compiling turns on DSLASH_KERNELS_ONLY: the kernels (NEON included) and their SIMD and kernel
+# tests, the kernel tests' NEON variants only (tests/CMakeLists.txt), with GoogleTest built from
+# Debian's source package (/usr/src/googletest).
 set(CMAKE_SYSTEM_NAME Linux)
 set(CMAKE_SYSTEM_PROCESSOR aarch64)
 set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)

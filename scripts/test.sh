@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Builds and runs the test suite.
 #   bash scripts/test.sh             the whole suite: every kernel variant of this architecture (the
-#                                    `full` preset, at -O2: it tests results, not speed), and on a
+#                                    `full` preset, at -O2, its Dslash body units but emulated512's
+#                                    at -O1: it tests results, not speed), and on a
 #                                    machine with nvcc and no GPU the CUDA backend compiled as PTX, so
 #                                    that it keeps building (its tests report themselves skipped);
 #                                    every ctest label; then the file readers' libFuzzer targets
 #                                    (clang, ASan + UBSan), then the NEON and naive kernels
-#                                    cross-built for aarch64 and tested under qemu (where
+#                                    cross-built for aarch64, the NEON ones tested under qemu (where
 #                                    install_deps.sh could install the cross packages)
 #   bash scripts/test.sh --quick     this machine's best instruction set and scalar, no CUDA: the
 #                                    unit and kernel tests (ctest -L 'unit|kernel')
