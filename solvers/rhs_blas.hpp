@@ -117,17 +117,32 @@ void elements(const char* label, const RhsLayout& l, index_t chunks, double* par
   const bool folded = l.folded;
   const KernelLayout::Strides st = l.c.strides;
   if constexpr (Space::host_accessible) {
-    // A task: a run of sites of one block, its lanes innermost (adjacent in memory, vectorised).
-    parallel_for(label, RangePolicy<typename Space::execution_space>(chunks * blocks), [=](index_t task) {
-      const index_t chunk = task / blocks, b = task % blocks;
-      double acc[kMaxLanes][kAcc] = {};
-      for (index_t o = chunk * sites / chunks; o < (chunk + 1) * sites / chunks; ++o)
-        for (int k = 0; k < 12; ++k)
-          for (int lane = 0; lane < lanes; ++lane)
-            f(st.index(o, b, 2 * k, lane, lanes), st.index(o, b, 2 * k + 1, lane, lanes), folded ? 0 : static_cast<int>(b) * lanes + lane, acc[lane]);
-      for (int lane = 0; lane < lanes; ++lane)
-        for (int j = 0; j < K; ++j) partials[partial(chunk, b, lane, chunks, lanes) * K + j] = acc[lane][j];
-    });
+    // A task: a run of sites of one block, its W lanes innermost: adjacent in memory, and with W
+    // known to the compiler one vector (a lane count read at run time left the loop scalar).
+    if (st.pairs) throw std::logic_error(std::string(label) + ": the GPU's (re, im) pairs in host memory");
+    const auto over_lanes = [&]<int W>() {
+      parallel_for(label, RangePolicy<typename Space::execution_space>(chunks * blocks), [=](index_t task) {
+        const index_t chunk = task / blocks, b = task % blocks;
+        const int first_rhs = folded ? 0 : static_cast<int>(b) * W;
+        double acc[W][kAcc] = {};
+        for (index_t o = chunk * sites / chunks; o < (chunk + 1) * sites / chunks; ++o)
+          for (int k = 0; k < 12; ++k) {
+            const index_t re = st.index(o, b, 2 * k, 0, W), im = st.index(o, b, 2 * k + 1, 0, W);  // lane 0; the lanes follow
+#pragma omp simd
+            for (int lane = 0; lane < W; ++lane) f(re + lane, im + lane, folded ? 0 : first_rhs + lane, acc[lane]);
+          }
+        for (int lane = 0; lane < W; ++lane)
+          for (int j = 0; j < K; ++j) partials[partial(chunk, b, lane, chunks, W) * K + j] = acc[lane][j];
+      });
+    };
+    switch (lanes) {
+      case 1: return over_lanes.template operator()<1>();
+      case 2: return over_lanes.template operator()<2>();
+      case 4: return over_lanes.template operator()<4>();
+      case 8: return over_lanes.template operator()<8>();
+      case 16: return over_lanes.template operator()<16>();
+      default: throw std::logic_error(std::string(label) + ": a layout of " + std::to_string(lanes) + " lanes");
+    }
   } else {
     // A thread a lane, neighbouring threads on neighbouring lanes and then sites (coalesced), a
     // thread's sites `chunks` apart.
