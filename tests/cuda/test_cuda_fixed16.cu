@@ -1,6 +1,6 @@
 // Half precision's conversions on the GPU's lanes (simd/simt_half.hpp) against the scalar definition,
-// lane by lane and bit for bit, on the cases of the CPU instruction sets (fixed16_cases.hpp): one
-// thread a lane (K = 1) and K = 4 lanes a thread (mrhs). Without a usable GPU they are skipped.
+// lane by lane and bit for bit, on the cases of the CPU instruction sets (fixed16_cases.hpp), one
+// thread a lane. Without a usable GPU they are skipped.
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -21,18 +21,18 @@ using DeviceBuffer = View<T, 1, LayoutRight, CudaSpace>;
 template <class T>
 using HostBuffer = View<T, 1, LayoutRight, HostSpace>;
 
-// Block b, a W-lane vector of W / K threads, takes cases b W .. b W + W - 1.
-template <int W, int K>
+// Block b, a W-lane vector of W threads, takes cases b W .. b W + W - 1.
+template <int W>
 __global__ void convert(const std::int16_t* codes, const float* scale, const float* x, const float* store_scale, float* loaded,
                         std::int16_t* stored) {
-  using V = simd::SimtLane<float, W, K>;
+  using V = simd::SimtLane<float, W>;
   const int at = static_cast<int>(blockIdx.x) * W;
   simd::load_fixed16(codes + at, V::load_aligned(scale + at)).store_aligned(loaded + at);
   simd::store_fixed16(stored + at, V::load_aligned(x + at), V::load_aligned(store_scale + at));
 }
-template <int W, int K>
+template <int W>
 __global__ void site_scales(const float* m, const float* x, float* norm, float* load_scale, float* store_scale) {
-  using V = simd::SimtLane<float, W, K>;
+  using V = simd::SimtLane<float, W>;
   const int at = static_cast<int>(blockIdx.x) * W;
   const V n = simd::fixed16_site_norm(simd::max_abs(V::load_aligned(m + at), V::load_aligned(x + at)));
   n.store_aligned(norm + at);
@@ -55,7 +55,7 @@ std::vector<T> on_host(const DeviceBuffer<T>& d) {
   return std::vector<T>(h.data(), h.data() + h.size());
 }
 
-template <int W, int K>
+template <int W>
 void check_lanes() {
   const auto loads = test::fixed16_loads();
   const auto stores = test::fixed16_stores();
@@ -76,8 +76,8 @@ void check_lanes() {
   const auto blocks = static_cast<unsigned>(n / W);
   const auto d_codes = on_device(codes);
   const auto d_scale = on_device(scale), d_x = on_device(x), d_store_scale = on_device(store_scale), d_m = on_device(m), d_site_x = on_device(site_x);
-  convert<W, K><<<blocks, W / K>>>(d_codes.data(), d_scale.data(), d_x.data(), d_store_scale.data(), loaded.data(), stored.data());
-  site_scales<W, K><<<blocks, W / K>>>(d_m.data(), d_site_x.data(), norm.data(), load_scale.data(), site_store_scale.data());
+  convert<W><<<blocks, W>>>(d_codes.data(), d_scale.data(), d_x.data(), d_store_scale.data(), loaded.data(), stored.data());
+  site_scales<W><<<blocks, W>>>(d_m.data(), d_site_x.data(), norm.data(), load_scale.data(), site_store_scale.data());
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   const auto got_loaded = on_host(loaded);
   const auto got_stored = on_host(stored);
@@ -87,8 +87,7 @@ void check_lanes() {
   for (std::size_t i = 0; i < sites.size(); ++i) test::expect_fixed16_scales(sites[i], got_norm[i], got_load_scale[i], got_store_scale[i]);
 }
 
-TEST_F(CudaFixed16, OneLaneAThreadMatchesTheScalarDefinition) { check_lanes<8, 1>(); }
-TEST_F(CudaFixed16, FourLanesAThreadMatchTheScalarDefinition) { check_lanes<8, 4>(); }
+TEST_F(CudaFixed16, OneLaneAThreadMatchesTheScalarDefinition) { check_lanes<8>(); }
 
 }  // namespace
 }  // namespace dslash
