@@ -209,7 +209,9 @@ template <class Real, class Space>
 void DslashKernel<Real, Space>::launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team) {
   for (index_t t : tile)
     if (t < 0) throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": MDRange tile sizes must be >= 0");
-  if (team_size < 1) throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": team size must be >= 1");
+  if (team_size < 0) throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": team size must be >= 1");
+  // A GPU team is a block: one warp unless asked, as a block of one thread idles 31 of a warp's lanes.
+  if (team_size == 0) team_size = Space::host_accessible ? 1 : 32;
   if constexpr (!Space::host_accessible) {  // a GPU team is one block of team_size x lanes threads
     if (team_size * lanes > 1024)
       throw std::invalid_argument(std::string(to_string(cfg.kernel)) + ": team size " + std::to_string(team_size) + " x " +

@@ -77,7 +77,7 @@ struct DslashConfig {
   int compress = 18;
   int nrhs = 1;                        // mrhs: any >= 1 (buffers padded to the lanes: padded_rhs); naive and vnode: 1
   std::array<index_t, 4> tile{0, 0, 1, 1};  // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
-  int team_size = 1;                   // TeamPolicy threads per team
+  int team_size = 0;                   // TeamPolicy threads per team; 0 = the backend's default (launch resolves it)
   index_t sites_per_team = 0;          // sites one team handles; 0 = 4 * team_size (set_launch resolves it)
   // Team launches visit the sites in blocks of block_z outer z-planes, t inside the block loop, so a
   // t-neighbour is read again while in the cache (DslashBody::traversal_site). The outer z extent =

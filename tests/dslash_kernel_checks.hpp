@@ -111,16 +111,18 @@ void expect_agrees_with_reference(DslashProblem<Real>& p, const DslashConfig& ba
   }
 }
 
-// The default launch shapes (tiles, one-site teams) against the reference, with the component-major
-// spinor layout where a CPU build holds it (the GPU runs that layout whatever is asked): with the
-// backend's own odd shapes in expect_agrees_with_reference, every variant runs both layouts.
+// The default launch shapes (tiles, the backend's team size) against the reference, with the
+// component-major spinor layout where a CPU build holds it (the GPU runs that layout whatever is
+// asked): with the backend's own odd shapes in expect_agrees_with_reference, every variant runs both
+// layouts. The default team is one thread on a CPU and one warp on a GPU, never a one-thread block.
 template <class Real, class Space>
 void expect_default_launch_shapes_agree(DslashProblem<Real>& p, const DslashConfig& base) {
   DslashConfig cfg = base;
   cfg.layout = left_layout_if_built();
   cfg.tile = DslashConfig{}.tile;
-  cfg.team_size = 1;
+  cfg.team_size = DslashConfig{}.team_size;
   cfg.sites_per_team = 0;
+  if (cfg.dispatch == Dispatch::Team) EXPECT_EQ((DslashKernel<Real, Space>(p.u, cfg).config().team_size), Space::host_accessible ? 1 : 32);
   expect_agrees_with_reference<Real, Space>(p, cfg);
 }
 

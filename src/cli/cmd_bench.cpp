@@ -20,7 +20,7 @@ int run_bench(const BenchOptions& o) {
   const int F = sizeof(Real);
   bench::SingleBenchConfig c;
   const std::array<index_t, 4> tile = o.k.tile.value_or(DslashConfig{}.tile);
-  const int team = o.k.team_size > 0 ? o.k.team_size : (kDevice ? 32 : 1);  // a GPU team is a block: one warp by default
+  const int team = o.k.team_size;  // 0: the backend's default (DslashKernel::launch)
   for (KernelFamily k : expand(o.kernel, {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}))
     for (Dispatch disp : expand(o.k.dispatch, {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})) {
       bench::VariantRequest request{.cfg = variant_config(o, k, disp, isa, F)};
@@ -48,7 +48,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
   add_int_option(*cmd, "--nrhs", o->nrhs, 1, kMaxRhs, "right-hand sides for mrhs (default: the SIMD lanes)");
   add_simd_option(*cmd, o->k.simd, "instruction set (scalar, sse2, avx2, avx512, emulated512, auto)");
   add_tile_option(*cmd, o->k, true, "MDRange tile a.b.c.d, or auto to tune (and cache) it");
-  add_team_size_option(*cmd, o->k, true, "threads per team, or auto to tune (and cache) it");
+  add_team_size_option(*cmd, o->k, true, "threads per team (default: one warp on a GPU, 1 on a CPU), or auto to tune (and cache) it");
   add_int_option(*cmd, "--block-z", o->block_z, 1, 1 << 20,
                  "team launches: visit the sites in blocks of N outer z-planes, t inside each (default: from the last-level cache; the "
                  "outer z extent = index order)");

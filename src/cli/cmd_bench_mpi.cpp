@@ -19,7 +19,7 @@ int run_bench_mpi(const BenchOptions& o) {
   c.grid = mpi::parse_grid(o.mpi.grid);
   const SimdIsa isa = kDevice ? SimdIsa::Simt : simd_isa(o.k.simd);
   const std::array<index_t, 4> tile = o.k.tile.value_or(DslashConfig{}.tile);
-  const int team = o.k.team_size > 0 ? o.k.team_size : (kDevice ? 32 : 1);  // a GPU team is a block: one warp by default
+  const int team = o.k.team_size;  // 0: the backend's default (DslashKernel::launch)
   for (KernelFamily k : expand(o.kernel, {KernelFamily::Naive, KernelFamily::Mrhs, KernelFamily::Vnode}))
     for (Dispatch disp : expand(o.k.dispatch, {Dispatch::Range, Dispatch::Team, Dispatch::MDRange})) {
       DslashConfig cfg = variant_config(o, k, disp, isa, F);

@@ -241,7 +241,7 @@ void add_launch_options(CLI::App& cmd, KernelOptions& o) {
   add_dispatch_option(cmd, o.dispatch, false, "dispatch policy");
   add_simd_option(cmd, o.simd, "instruction set: scalar, sse2, avx2, avx512, emulated512 or auto");
   add_tile_option(cmd, o, false, "MDRange tile over (x/2, y, z, t), e.g. 4.4.4.4 (0 = whole extent)");
-  add_team_size_option(cmd, o, false, "threads per team for --dispatch team");
+  add_team_size_option(cmd, o, false, "threads per team for --dispatch team (default: one warp on a GPU, 1 on a CPU)");
   add_layout_option(cmd, o.layout);
 }
 
