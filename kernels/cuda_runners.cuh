@@ -8,6 +8,7 @@
 // naive and vnode each in a file of their own (in single precision their register caps and
 // range-kernel forms differ from mrhs's: kernels/CMakeLists.txt).
 #include "simd/simt.hpp"
+#include "simd/simt_half.hpp"
 // keep this order
 #include "kernels/dslash_body.hpp"
 #include "kernels/face_body.hpp"
@@ -22,6 +23,10 @@ extern template void run_dslash<float, simd::SimtLane<float, 1>, false, Cuda>(co
 extern template void run_dslash<float, simd::SimtLane<float, simd::kSimtLanes<float>>, true, Cuda>(const RunArgs<float>&);
 extern template void run_dslash<double, simd::SimtLane<double, 1>, false, Cuda>(const RunArgs<double>&);
 extern template void run_dslash<double, simd::SimtLane<double, simd::kSimtLanes<double>>, true, Cuda>(const RunArgs<double>&);
+// Half precision storage, every family (dslash_cuda_half.cu).
+extern template void run_dslash_half<simd::SimtLane<float, 1>, false, Cuda>(const RunArgs<float>&);
+extern template void run_dslash_half<simd::SimtLane<float, simd::kSimtLanes<float>>, false, Cuda>(const RunArgs<float>&);
+extern template void run_dslash_half<simd::SimtLane<float, simd::kSimtLanes<float>>, true, Cuda>(const RunArgs<float>&);
 }  // namespace kernels
 
 namespace {
@@ -138,6 +143,11 @@ RunnerTable<Real> cuda_runners() {
   t.family[static_cast<int>(KernelFamily::Naive)] = {&kernels::run_dslash<Real, OneLane, false, Cuda>, &kernels::run_faces<Real, OneLane, false, Cuda>};
   t.family[static_cast<int>(KernelFamily::Mrhs)] = {&kernels::run_dslash<Real, Lanes, false, Cuda>, &kernels::run_faces<Real, Lanes, false, Cuda>};
   t.family[static_cast<int>(KernelFamily::Vnode)] = {&kernels::run_dslash<Real, Lanes, true, Cuda>, &kernels::run_faces<Real, Lanes, true, Cuda>};
+  if constexpr (std::is_same_v<Real, float>) {
+    t.family[static_cast<int>(KernelFamily::Naive)].dslash_half = &kernels::run_dslash_half<OneLane, false, Cuda>;
+    t.family[static_cast<int>(KernelFamily::Mrhs)].dslash_half = &kernels::run_dslash_half<Lanes, false, Cuda>;
+    t.family[static_cast<int>(KernelFamily::Vnode)].dslash_half = &kernels::run_dslash_half<Lanes, true, Cuda>;
+  }
   return t;
 }
 

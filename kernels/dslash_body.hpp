@@ -22,6 +22,7 @@
 #include "kernels/link_compression.hpp"
 #include "simd/complex.hpp"
 #include "simd/fence.hpp"
+#include "simd/fixed16.hpp"
 #include "simd/lane_traits.hpp"
 #include "kernels/spin_projector.hpp"
 
@@ -63,8 +64,13 @@ DSLASH_INLINE_FUNCTION Complex<Vec> load_component(const Real* p, int k, index_t
 template <Epilogue E>
 using EpilogueSumsOf = std::conditional_t<E == Epilogue::NormDot, EpilogueSums, double>;
 
-template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, Epilogue E = Epilogue::None>
+// Half: the spinors and links in 16-bit fixed point (RunFixed16, Real = float arithmetic), without
+// epilogue or halo; each neighbour's codes are scaled by its site's norm as they load, and the output
+// stores its own norm (docs/CONVENTIONS.md, "Half precision storage").
+template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, Epilogue E = Epilogue::None,
+          bool Half = false>
 struct DslashBody {
+  static_assert(!Half || (std::is_same_v<Real, float> && E == Epilogue::None), "half precision: float arithmetic, no epilogue");
   static constexpr bool Xpay = E != Epilogue::None;
   // What a launch sums over its sites: the norm alone in one double unless the inner products are
   // asked for, since every extra sum costs the register-bound GPU kernels (docs/history/HISTORY.md).
@@ -77,10 +83,17 @@ struct DslashBody {
   static constexpr bool kSimt = simd::is_simt<Vec>;      // lanes are GPU threads, not a register
   static constexpr bool kPairs = kSimt && Folded;        // a lane's (re, im) adjacent: kernels/kernel_layout.hpp
   static constexpr bool kGpuNaive = kSimt && W == 1;     // one site per GPU thread
-  static constexpr bool kFetchSpinors256 = StreamLinks && kGpuNaive && sizeof(Real) == 4;
+  static constexpr bool kFetchSpinors256 = StreamLinks && kGpuNaive && sizeof(Real) == 4 && !Half;
   // Link prefetch was measured per vector width; see site.
   static constexpr bool kVector512 = W * sizeof(Real) >= 64 && !kSimt;
   using C = Complex<Vec>;
+  using Stored = std::conditional_t<Half, std::int16_t, Real>;  // a spinor's or link's real in memory
+  // A neighbour's spinor: its first stored real, and in half precision the scale of its codes.
+  struct HalfSpinor {
+    const std::int16_t* p;
+    Vec scale;
+  };
+  using SpinorRef = std::conditional_t<Half, HalfSpinor, const Real*>;
 
   RunArgs<Real> a;   // a copy: a GPU kernel takes the body by value
   index_t x_extent;  // outer x extent of the output index space: l0 / 2 checkerboarded, l0 full
@@ -101,10 +114,15 @@ struct DslashBody {
     else return a.fields.link_stride;
   }
   // The first stored component of output site i's 8 links (with pairs, its first (re, im) pair).
-  DSLASH_INLINE_FUNCTION const Real* site_links(index_t i) const {
-    if constexpr (SiteMajor) return a.fields.links + i * 8 * kLinkReals;
-    else return a.fields.links + i * kLinkLanes * (kPairs ? 2 : 1);
+  DSLASH_INLINE_FUNCTION const Stored* site_links(index_t i) const {
+    const Stored* links = nullptr;
+    if constexpr (Half) links = a.fields.half.links;
+    else links = a.fields.links;
+    if constexpr (SiteMajor) return links + i * 8 * kLinkReals;
+    else return links + i * kLinkLanes * (kPairs ? 2 : 1);
   }
+  // Half precision: the first norm vector of output or input site i, block b.
+  DSLASH_INLINE_FUNCTION index_t norm_at(index_t i, int b) const { return (i * a.fields.half.norm_site_stride + b * a.fields.half.norm_block_stride) * W; }
 
   // Sites in the launch: outer t in [t_begin, t_end), all of x (or x/2), y, z; in index order they
   // are the contiguous range [first_site, first_site + launch_sites).
@@ -157,8 +175,22 @@ struct DslashBody {
 
   // Stored component k of the link at lk, its components ls * kLinkLanes reals apart; with pairs a
   // lane's components 2j and 2j + 1 adjacent (one load for both).
-  DSLASH_INLINE_FUNCTION static Vec link_real(const Real* lk, int k, index_t ls = 1) {
-    if constexpr (kPairs) {
+  // Half precision: the scale of stored real k, of norm 1 but the phases of 8-real links (k = 0, 1).
+  DSLASH_INLINE_FUNCTION static constexpr float link_load_scale(int k) {
+    return (Reals == 8 && k < 2 ? fixed16::kPhaseNorm : fixed16::kLinkNorm) / fixed16::kMaxCode;
+  }
+  DSLASH_INLINE_FUNCTION static Vec link_real(const Stored* lk, int k, index_t ls = 1) {
+    if constexpr (Half) {
+      const Vec scale(link_load_scale(k));
+      if constexpr (kPairs) {
+        const C z = simd::load_fixed16_pair(lk + (k & ~1) * W * ls, scale);
+        return (k & 1) != 0 ? z.im : z.re;
+      } else if constexpr (Folded) {
+        return simd::load_fixed16(lk + k * W * ls, scale);
+      } else {
+        return Vec(fixed16::to_float(lk[k * ls], link_load_scale(k)));  // broadcast across the right-hand sides
+      }
+    } else if constexpr (kPairs) {
       const C z = simd::load_pair<Vec>(lk + (k & ~1) * W * ls);
       return (k & 1) != 0 ? z.im : z.re;
     } else if constexpr (Folded) {
@@ -170,15 +202,17 @@ struct DslashBody {
     }
   }
   // Complex entry ab of the link row at lk.
-  DSLASH_INLINE_FUNCTION static C link(const Real* lk, int ab, index_t ls = 1) {
-    if constexpr (kPairs) return simd::load_pair<Vec>(lk + 2 * ab * W * ls);
+  template <class L>
+  DSLASH_INLINE_FUNCTION static C link(const L* lk, int ab, index_t ls = 1) {
+    if constexpr (kPairs && Half) return simd::load_fixed16_pair(lk + 2 * ab * W * ls, Vec(link_load_scale(2)));
+    else if constexpr (kPairs) return simd::load_pair<Vec>(lk + 2 * ab * W * ls);
     else return {link_real(lk, 2 * ab, ls), link_real(lk, 2 * ab + 1, ls)};
   }
 
   // Hop H's link as the mat-vec reads it. Stored whole (18), its rows are read from memory where
   // they are used; compressed (12, 8), it is rebuilt once per hop into registers.
   struct StoredLink {
-    const Real* p;  // the link's first component
+    const Stored* p;  // the link's first component
     index_t ls;
     DSLASH_FORCE_INLINE C row_times(int r, const C (&h)[3]) const { return DslashBody::row_times(p + r * kRowReals * ls, h, ls); }
   };
@@ -189,9 +223,9 @@ struct DslashBody {
     }
   };
   template <int H>
-  DSLASH_FORCE_INLINE auto hop_link(const Real* links) const {
+  DSLASH_FORCE_INLINE auto hop_link(const Stored* links) const {
     const index_t ls = link_stride();
-    const Real* p = links + link_offset(H, Reals) * kLinkLanes * ls;
+    const Stored* p = links + link_offset(H, Reals) * kLinkLanes * ls;
     if constexpr (Reals == 18) {
       return StoredLink{p, ls};
     } else {
@@ -212,7 +246,7 @@ struct DslashBody {
   // then for each colour row r, U(r, :) h added to the two output spins it feeds.
   // `wraps`: the hop leaves the outer lattice (for a folded direction: it crosses the fold).
   template <bool Dagger, int H, int K, class Link>
-  DSLASH_FORCE_INLINE void half_hop(C (&acc)[3][4], const Real* psi, bool wraps, const Link& link) const {
+  DSLASH_FORCE_INLINE void half_hop(C (&acc)[3][4], const SpinorRef& psi, bool wraps, const Link& link) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>();
     C h[3];
     project_row<Mu, S, K>(h, psi, component_stride());
@@ -255,21 +289,32 @@ struct DslashBody {
   // outlined piece copies its operands through the stack (docs/history/HISTORY.md, "Link order and inlining").
   //
   // Spin row K of h = P psi for direction Mu and projector sign S: h_K = p_K + S k p[a_K].
-  template <int Mu, int S, int K>
-  DSLASH_FORCE_INLINE static void project_row(C (&h)[3], const Real* psi, index_t component_stride) {
+  template <int Mu, int S, int K, class Psi>
+  DSLASH_FORCE_INLINE static void project_row(C (&h)[3], const Psi& psi, index_t component_stride) {
     constexpr Projector P = kProjector[Mu];
     constexpr int A = K == 0 ? P.a0 : P.a1, Unit = K == 0 ? P.k0 : P.k1;
     for (int c = 0; c < 3; ++c)
-      h[c] = add_unit<S * Unit>(load_component<Vec, kPairs, kFetchSpinors256>(psi, 3 * K + c, component_stride),
-                                load_component<Vec, kPairs, kFetchSpinors256>(psi, 3 * A + c, component_stride));
+      h[c] = add_unit<S * Unit>(spinor_component(psi, 3 * K + c, component_stride), spinor_component(psi, 3 * A + c, component_stride));
   }
-  template <int Mu, int S>
-  DSLASH_FORCE_INLINE static void spin_project(C (&h)[2][3], const Real* psi, index_t component_stride) {
+  // Complex component k of a neighbour's spinor (load_component), from its codes in half precision.
+  template <class Psi>
+  DSLASH_FORCE_INLINE static C spinor_component(const Psi& psi, int k, index_t component_stride) {
+    if constexpr (std::is_same_v<Psi, HalfSpinor>) {
+      const std::int16_t* q = psi.p + 2 * k * component_stride * W;
+      if constexpr (kPairs) return simd::load_fixed16_pair(q, psi.scale);
+      else return {simd::load_fixed16(q, psi.scale), simd::load_fixed16(q + component_stride * W, psi.scale)};
+    } else {
+      return load_component<Vec, kPairs, kFetchSpinors256>(psi, k, component_stride);
+    }
+  }
+  template <int Mu, int S, class Psi>
+  DSLASH_FORCE_INLINE static void spin_project(C (&h)[2][3], const Psi& psi, index_t component_stride) {
     project_row<Mu, S, 0>(h[0], psi, component_stride);
     project_row<Mu, S, 1>(h[1], psi, component_stride);
   }
   // One colour row of U (3 complex at `row`) times one spin row h.
-  DSLASH_FORCE_INLINE static C row_times(const Real* row, const C (&h)[3], index_t ls = 1) {
+  template <class L>
+  DSLASH_FORCE_INLINE static C row_times(const L* row, const C (&h)[3], index_t ls = 1) {
     return simd::mul_add(link(row, 2, ls), h[2], simd::mul_add(link(row, 1, ls), h[1], simd::mul(link(row, 0, ls), h[0])));
   }
   DSLASH_FORCE_INLINE static void mat_vec_row(const Real* row, const C (&h)[2][3], C (&uh)[2]) {
@@ -307,7 +352,11 @@ struct DslashBody {
     return in_index(n);
   }
 
-  DSLASH_INLINE_FUNCTION const Real* spinor(index_t site, int b) const { return a.fields.in + (site * a.fields.site_stride + b * a.fields.block_stride) * W; }
+  DSLASH_INLINE_FUNCTION SpinorRef spinor(index_t site, int b) const {
+    const index_t at = (site * a.fields.site_stride + b * a.fields.block_stride) * W;
+    if constexpr (Half) return {a.fields.half.in + at, simd::fixed16_load_scale(Vec::load_aligned(a.fields.half.in_norm + norm_at(site, b)))};
+    else return a.fields.in + at;
+  }
 
   // The links are most of the traffic and stream in site order: on 512-bit vectors ask for a later
   // site's now, where they fit the last-level cache (a.link_prefetch, DslashKernel::link_prefetch).
@@ -317,24 +366,24 @@ struct DslashBody {
   // GPUs: none (latency is hidden by other warps). Component-major links: the next sites are adjacent.
   // From DRAM, vnode's 12-real links (96 lines a site, single) gain from a prefetch into L2
   // (prefetcht1) where its 144 whole-link lines and its 8-real ones do not (link_prefetch_for).
-  DSLASH_FORCE_INLINE static void prefetch_later_links(const Real* links, LinkPrefetch where) {
+  DSLASH_FORCE_INLINE static void prefetch_later_links(const Stored* links, LinkPrefetch where) {
     if (where == LinkPrefetch::IntoL1) prefetch_later_links_with<3>(links);  // prefetcht0
     else if (where == LinkPrefetch::IntoL2) prefetch_later_links_with<2>(links);  // prefetcht1
   }
   template <int Locality>
-  DSLASH_FORCE_INLINE static void prefetch_later_links_with(const Real* links) {
-    constexpr int kPrefetchSites = kVector512 && SiteMajor ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Real) / 64);
+  DSLASH_FORCE_INLINE static void prefetch_later_links_with(const Stored* links) {
+    constexpr int kPrefetchSites = kVector512 && SiteMajor ? 2 : 0, kLinkLines = static_cast<int>(8 * kLinkReals * sizeof(Stored) / 64);
     if constexpr (kPrefetchSites > 0) {
-      const Real* later = links + kPrefetchSites * 8 * kLinkReals;
-      for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(later + line * (64 / sizeof(Real)), 0, Locality);
+      const Stored* later = links + kPrefetchSites * 8 * kLinkReals;
+      for (int line = 0; line < kLinkLines; ++line) __builtin_prefetch(later + line * (64 / sizeof(Stored)), 0, Locality);
     }
   }
   // The hops read their neighbours one after another, so ask for the far ones (z and t, whole planes
   // away; x and y are a few sites away and in cache) up front: out of cache their misses then
   // overlap. Asking for all eight costs the in-cache body for nothing more. mrhs needs it most, and no
   // family gained reliably without it (docs/history/HISTORY.md, "The far-neighbour prefetch at 48^4").
-  DSLASH_FORCE_INLINE static void prefetch_far_neighbours(const Real* const (&psi)[8]) {
-    if constexpr (SiteMajor && !kSimt) {
+  DSLASH_FORCE_INLINE static void prefetch_far_neighbours(const SpinorRef (&psi)[8]) {
+    if constexpr (SiteMajor && !kSimt && !Half) {
       constexpr int kSpinorLines = static_cast<int>(24 * W * sizeof(Real) / 64);
       for (int hop = 4; hop < 8; ++hop)
         for (int line = 0; line < kSpinorLines; ++line) __builtin_prefetch(psi[hop] + line * (64 / sizeof(Real)));
@@ -344,7 +393,7 @@ struct DslashBody {
   // sums: the epilogue's (untouched without Xpay).
   template <bool Dagger>
   DSLASH_INLINE_FUNCTION void site(index_t i, const index_t (&x)[4], Sums& sums) const {
-    const Real* links = site_links(i);
+    const Stored* links = site_links(i);
     if constexpr (kSimt) {
       // A GPU thread finds each neighbour just before its hop: with all eight found up front (as a
       // CPU core must, to prefetch them) their indices and pointers stay live across every hop and
@@ -371,7 +420,7 @@ struct DslashBody {
       // Hop by hop, one spin row at a time: the row's half spinor and its mat-vec stay in registers,
       // the 24-vector accumulator in L1, so the projection's adds interleave with the FMAs
       // (docs/history/HISTORY.md, "Hop by hop, one spin row at a time").
-      const Real* psi[8];
+      SpinorRef psi[8];
       for (int h = 0; h < 8; ++h) psi[h] = spinor(nb[h], b);
       prefetch_far_neighbours(psi);
       C acc[3][4];
@@ -381,7 +430,7 @@ struct DslashBody {
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
         ((both_rows<Dagger, H>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
-      if (boundary && halo_in_kernel) {
+      if (!Half && boundary && halo_in_kernel) {
         [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, psi[H], wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
       }
       store(acc, i, b, boundary && !halo_in_kernel, sums);
@@ -395,8 +444,10 @@ struct DslashBody {
   // psi: the local vector the hop's wrapped index reads (spinor(nb, b)); the neighbour's vector of
   // the same index is its face vector.
   template <bool Dagger, int H>
-  DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, const Real* psi, bool wraps, const Real* links) const {
+  DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, const SpinorRef& psi, bool wraps, const Stored* links) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>(), Hop = H % 2;
+    if constexpr (Half) return;  // half precision has no halo (DslashKernel refuses it)
+    else {
     const Real* message = a.halo.received.message[Mu][Hop];
     const Real* neighbour_in = a.halo.received.neighbour_in[Mu][Hop];
     if (!wraps || !a.halo.split[Mu] || (message == nullptr && neighbour_in == nullptr)) return;
@@ -430,11 +481,12 @@ struct DslashBody {
       mat_vec_row(face_link + r * kRowReals, h, uh);
       reconstruct<Mu, S>(acc[r], uh);
     }
+    }
   }
 
   // Hop H from the neighbour's spinor psi, both spin rows, with one read (or rebuild) of its link.
   template <bool Dagger, int H>
-  DSLASH_FORCE_INLINE void both_rows(C (&acc)[3][4], const Real* psi, bool wraps, const Real* links) const {
+  DSLASH_FORCE_INLINE void both_rows(C (&acc)[3][4], const SpinorRef& psi, bool wraps, const Stored* links) const {
     const auto link = hop_link<H>(links);
     if constexpr (kGpuNaive) {
       // Naive on the GPU projects both spin rows first (12 registers), then reads each colour row of
@@ -454,9 +506,9 @@ struct DslashBody {
   }
   // Hop H of block b at outer site x, its neighbour found here (the GPU's order).
   template <bool Dagger, int H>
-  DSLASH_FORCE_INLINE void hop(C (&acc)[3][4], const index_t (&x)[4], int b, const Real* links) const {
+  DSLASH_FORCE_INLINE void hop(C (&acc)[3][4], const index_t (&x)[4], int b, const Stored* links) const {
     bool wraps = false;
-    const Real* psi = spinor(neighbour<H>(x, wraps), b);
+    const SpinorRef psi = spinor(neighbour<H>(x, wraps), b);
     both_rows<Dagger, H>(acc, psi, wraps, links);
   }
 
@@ -523,6 +575,7 @@ struct DslashBody {
 
   // The accumulator of output site i, block b: streamed out, or kept in cache for a boundary site.
   DSLASH_FORCE_INLINE void store(C (&acc)[3][4], index_t i, int b, bool boundary, Sums& sums) const {
+    if constexpr (Half) return store_half(acc, i, b);
     if constexpr (Xpay) xpay(acc, i, b, sums);
     Real* o = a.fields.out + (i * a.fields.site_stride + b * a.fields.block_stride) * W;
     for (int sp = 0; sp < 4; ++sp)  // in storage order: whole lines for the write-combining buffers
@@ -539,6 +592,26 @@ struct DslashBody {
         } else {
           simd::stream_store(re, acc[r][sp].re);
           simd::stream_store(im, acc[r][sp].im);
+        }
+      }
+  }
+
+  // Half precision: the site's norm per lane (its largest |real|), then its 24 codes scaled by it.
+  DSLASH_FORCE_INLINE void store_half(const C (&acc)[3][4], index_t i, int b) const {
+    Vec largest(0.0f);
+    for (const auto& row : acc)
+      for (const C& z : row) largest = simd::max_abs(simd::max_abs(largest, z.re), z.im);
+    const Vec norm = simd::fixed16_site_norm(largest), scale = simd::fixed16_store_scale(norm);
+    norm.store_aligned(a.fields.half.out_norm + norm_at(i, b));
+    std::int16_t* o = a.fields.half.out + (i * a.fields.site_stride + b * a.fields.block_stride) * W;
+    for (int sp = 0; sp < 4; ++sp)
+      for (int r = 0; r < 3; ++r) {
+        std::int16_t* re = o + 2 * (3 * sp + r) * component_stride() * W;
+        if constexpr (kPairs) {
+          simd::store_fixed16_pair(re, acc[r][sp], scale);
+        } else {
+          simd::store_fixed16(re, acc[r][sp].re, scale);
+          simd::store_fixed16(re + component_stride() * W, acc[r][sp].im, scale);
         }
       }
   }
@@ -606,7 +679,7 @@ struct DslashBody {
         // Not in range and mdrange: those loads (asm, simd/simt.hpp) are hoisted far ahead of their
         // use, which the team kernel holds in registers and the others, with their index arithmetic,
         // spill; nor for mrhs. The figures: docs/history/HISTORY.md, "GPU: links evict-first".
-        using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive, E>;
+        using TeamBody = DslashBody<Real, Vec, Folded, SiteMajor, Reals, kGpuNaive, E, Half>;
         const TeamBody team_body(a);
         const index_t chunk = a.launch.sites_per_team;
         sums = launch(TeamPolicy<Exec>((launch_sites() + chunk - 1) / chunk, a.launch.team_size, kIndexLanes), DSLASH_LAMBDA(const TeamMember& m, Sums& sum) {
@@ -637,9 +710,9 @@ struct DslashSite {
   }
 };
 
-template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, Epilogue E, class Exec>
+template <class Real, class Vec, bool Folded, bool SiteMajor, int Reals, Epilogue E, class Exec, bool Half = false>
 void launch_dslash(const RunArgs<Real>& args) {
-  const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, E> body(args);
+  const DslashBody<Real, Vec, Folded, SiteMajor, Reals, false, E, Half> body(args);
   const auto sums = args.dagger ? body.template for_each_site<Exec>(DslashSite<true>{}) : body.template for_each_site<Exec>(DslashSite<false>{});
   if constexpr (E == Epilogue::Norm)
     if (args.epilogue.norm_into.device == nullptr) *args.epilogue.sums = {sums, 0, 0, 0, 0};
@@ -705,6 +778,17 @@ void run_dslash_stored(const RunArgs<Real>& args) {
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() { run_dslash_stored<Real, Vec, Folded, SiteMajor, Reals, Exec>(args); });
+}
+
+// Half precision storage (RunFixed16): one layout and link storage, the unit its own
+// (kernels/isa_kernels.cpp.in), and the family's entry.
+template <class Vec, bool Folded, bool SiteMajor, int Reals, class Exec = DefaultExecutionSpace>
+void run_dslash_half_stored(const RunArgs<float>& args) {
+  launch_dslash<float, Vec, Folded, SiteMajor, Reals, Epilogue::None, Exec, true>(args);
+}
+template <class Vec, bool Folded, class Exec = DefaultExecutionSpace>
+void run_dslash_half(const RunArgs<float>& args) {
+  with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() { run_dslash_half_stored<Vec, Folded, SiteMajor, Reals, Exec>(args); });
 }
 
 }  // namespace dslash::kernels

@@ -1,11 +1,13 @@
 #include "kernels/dslash_kernel.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <type_traits>
 
 #include "dslash/core.hpp"
 #include "kernels/reference_dslash.hpp"
+#include "simd/fixed16.hpp"
 #if defined(DSLASH_HAVE_CUDA)
 #include "dslash/core/backend/cuda/space.hpp"
 #endif
@@ -93,8 +95,11 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::validate
     cfg.isa = SimdIsa::Scalar;  // naive is scalar by definition
   }
   const std::string where = kDevice ? std::string("cuda") : to_string(cfg.isa);
-  r.what = std::string(to_string(cfg.kernel)) + " (" + where + ", " + (sizeof(Real) == 4 ? "single" : "double") + ")";
+  r.what = std::string(to_string(cfg.kernel)) + " (" + where + ", " + (cfg.half ? "half" : sizeof(Real) == 4 ? "single" : "double") + ")";
   const std::string& what = r.what;
+  if (cfg.half && sizeof(Real) != 4) throw std::invalid_argument(what + ": half precision storage computes in single (a float kernel)");
+  if (cfg.half && std::find(cfg.halo.begin(), cfg.halo.end(), true) != cfg.halo.end())
+    throw std::invalid_argument(what + ": half precision has no halo exchange yet (one process)");
   if (!kDevice && !cpu_supports(cfg.isa)) throw std::invalid_argument(what + ": this CPU cannot run " + to_string(cfg.isa));
   const int lanes = cfg.kernel == KernelFamily::Naive ? 1 : simd_lanes(cfg.isa, sizeof(Real));
   if (cfg.nrhs < 1) throw std::invalid_argument(what + ": nrhs must be >= 1");
@@ -126,6 +131,8 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::validate
   // The GPU has no traffic probe yet.
   if (runners.dslash == nullptr || runners.faces == nullptr || (!kDevice && (runners.traffic == nullptr || runners.project_all == nullptr)))
     throw std::invalid_argument(what + ": not built for this instruction set (cmake -DDSLASH_CPU_ISAS=...)");
+  if (cfg.half && runners.dslash_half == nullptr)
+    throw std::invalid_argument(what + ": half precision is not built for this instruction set (cmake -DDSLASH_HALF_ISAS=...)");
   if ((cfg.compress == 12 && !build::kLinks12) || (cfg.compress == 8 && !build::kLinks8))
     throw std::invalid_argument(what + ": links of " + std::to_string(cfg.compress) + " reals are not built (cmake -DDSLASH_LINK_COMPRESSIONS=\"18;12;8\")");
   if (!kDevice && cfg.layout == SpinorLayout::Left && !build::kCpuLeftLayout)
@@ -151,13 +158,14 @@ DslashKernel<Real, Space>::DslashKernel(const GaugeField<Real>& u, const DslashC
 template <class Real, class Space>
 void DslashKernel<Real, Space>::select_runners() {
   constexpr bool kDevice = !Space::host_accessible;
-  const std::string prec = sizeof(Real) == 4 ? "f32" : "f64";
+  const std::string prec = cfg_.half ? "f16" : sizeof(Real) == 4 ? "f32" : "f64";
   const std::string where = kDevice ? std::string("cuda") : to_string(cfg_.isa);
   const FamilyRunners<Real> runners = runners_for<Real>(cfg_.isa).family[static_cast<int>(cfg_.kernel)];
   runner_ = runners.dslash;
   face_runner_ = runners.faces;
   project_all_runner_ = runners.project_all;
   traffic_runner_ = runners.traffic;
+  half_runner_ = runners.dslash_half;
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
 }
@@ -176,12 +184,17 @@ void DslashKernel<Real, Space>::pack_links(const GaugeField<Real>& u, const Face
   const index_t sites = outer_sites();
   const bool component_major = cfg_.layout == SpinorLayout::Left;
   const bool pairs = spinor_strides().pairs;
-  const std::uint64_t link_bytes = static_cast<std::uint64_t>(sites) * 8 * G * static_cast<std::uint64_t>(link_lanes) * sizeof(Real);
+  const std::size_t link_reals = static_cast<std::size_t>(sites * 8 * G * link_lanes);
+  const std::uint64_t link_bytes = link_reals * (cfg_.half ? sizeof(std::int16_t) : sizeof(Real));
   check_fits<Space>(link_bytes, label_ + " links");
-  links_ = spinor_view(label_ + "_links", static_cast<std::size_t>(sites * 8 * G * link_lanes));
+  if (cfg_.half) half_links_ = View<std::int16_t, 1, LayoutRight, Space>(label_ + "_links", link_reals);
+  else links_ = spinor_view(label_ + "_links", link_reals);
   if constexpr (kDevice) check_memory_fits(link_bytes, label_ + " links (packed on the host)");
   const auto host_links = create_mirror_view(links_);  // links_ itself in host memory
+  const auto host_codes = create_mirror_view(half_links_);
   Real* L = host_links.data();
+  std::int16_t* codes = host_codes.data();
+  std::string unstorable;  // the first link entry half precision cannot store (beyond its norm)
   for_each_slot(cfg_.out, [&](index_t, int lane, index_t o, site_t s) {
     if (!layout_.folded && lane != 0) return;
     const Coord x = geom_.coords(s);
@@ -196,13 +209,31 @@ void DslashKernel<Real, Space>::pack_links(const GaugeField<Real>& u, const Face
         for (int k = 0; k < G; ++k) {
           const index_t e = link_offset(2 * mu + dir, G) + k;  // stored component, of 8 G per site
           const index_t lane_at = layout_.folded ? lane : 0;
-          L[pairs ? ((e / 2 * sites + o) * link_lanes + lane_at) * 2 + e % 2
-                  : (component_major ? e * sites + o : o * 8 * G + e) * link_lanes + lane_at] = stored[k];
+          const index_t at = pairs ? ((e / 2 * sites + o) * link_lanes + lane_at) * 2 + e % 2
+                                   : (component_major ? e * sites + o : o * 8 * G + e) * link_lanes + lane_at;
+          if (!cfg_.half) {
+            L[at] = stored[k];
+            continue;
+          }
+          // Codes of norm 1, the phases of 8-real links of norm pi (docs/CONVENTIONS.md).
+          const float norm = G == 8 && k < 2 ? fixed16::kPhaseNorm : fixed16::kLinkNorm;
+          if (std::abs(static_cast<float>(stored[k])) > norm * (1.0f + 0x1p-16f)) {
+#pragma omp critical
+            if (unstorable.empty())
+              unstorable = "link (" + std::to_string(x[0]) + "," + std::to_string(x[1]) + "," + std::to_string(x[2]) + "," + std::to_string(x[3]) +
+                           ", mu " + std::to_string(mu) + ") has an entry of magnitude " + std::to_string(static_cast<double>(std::abs(stored[k]))) +
+                           " beyond the norm " + std::to_string(norm) + " of its half precision codes (not SU(3))";
+          }
+          codes[at] = fixed16::to_code(static_cast<float>(stored[k]), fixed16::store_scale(norm));
         }
       }
     }
   });
-  if constexpr (kDevice) deep_copy(links_, host_links);
+  if (!unstorable.empty()) throw std::invalid_argument(what + ": " + unstorable);
+  if constexpr (kDevice) {
+    deep_copy(links_, host_links);
+    deep_copy(half_links_, host_codes);
+  }
 }
 
 template <class Real, class Space>
@@ -289,10 +320,20 @@ void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, c
     if (f.subset() != in_subset() || !(f.geometry() == geom_))
       throw std::invalid_argument(label_ + ": input spinors must be " + to_string(in_subset()) + " fields on " + geom_.to_string());
   if (packed.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": packed buffer has the wrong size");
+  const auto host = create_mirror_view(packed);  // packed itself in host memory
+  pack_host(in, host.data());
+  if constexpr (!Space::host_accessible) deep_copy(packed, host);
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::pack_host(const std::vector<SpinorField<Real>>& in, Real* p) const {
+  if (static_cast<int>(in.size()) != cfg_.nrhs)
+    throw std::invalid_argument(label_ + ": expects " + std::to_string(cfg_.nrhs) + " input spinors, got " + std::to_string(in.size()));
+  for (const auto& f : in)
+    if (f.subset() != in_subset() || !(f.geometry() == geom_))
+      throw std::invalid_argument(label_ + ": input spinors must be " + to_string(in_subset()) + " fields on " + geom_.to_string());
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  const auto host = create_mirror_view(packed);  // packed itself in host memory
-  Real* p = host.data();
   for_each_slot(in_subset(), [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
       const int rhs = layout_.folded ? 0 : b * W + lane;
@@ -304,18 +345,21 @@ void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, c
       }
     }
   });
-  if constexpr (!Space::host_accessible) deep_copy(packed, host);
 }
 
 template <class Real, class Space>
 void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const {
+  const auto host = create_mirror_view(packed);
+  if constexpr (!Space::host_accessible) deep_copy(host, packed);
+  unpack_host(host.data(), out);
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::unpack_host(const Real* p, std::vector<SpinorField<Real>>& out) const {
   out.clear();
   for (int r = 0; r < cfg_.nrhs; ++r) out.emplace_back(geom_, cfg_.out, label_ + "_out");
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  const auto host = create_mirror_view(packed);
-  if constexpr (!Space::host_accessible) deep_copy(host, packed);
-  const Real* p = host.data();
   for_each_slot(cfg_.out, [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
       const int rhs = layout_.folded ? 0 : b * W + lane;
@@ -331,6 +375,98 @@ void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<Sp
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const {
   runner_(run_args(in, out, opts));
+}
+
+template <class Real, class Space>
+std::uint64_t DslashKernel<Real, Space>::half_spinor_bytes() const {
+  return spinor_bytes() / sizeof(Real) * sizeof(std::int16_t) + static_cast<std::uint64_t>(spinor_bytes() / sizeof(Real) / 24) * sizeof(float);
+}
+
+template <class Real, class Space>
+typename DslashKernel<Real, Space>::half_spinors DslashKernel<Real, Space>::allocate_half_spinors(const std::string& label) const {
+  if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
+  check_fits<Space>(half_spinor_bytes(), label);
+  const std::size_t reals = spinor_bytes() / sizeof(Real);
+  return {View<std::int16_t, 1, LayoutRight, Space>(label + "_codes", reals), View<float, 1, LayoutRight, Space>(label + "_norms", reals / 24)};
+}
+
+// A (site, block)'s norm vector in the half precision buffers, in vectors of W lanes: site-major
+// beside its spinor, else component-major as the spinors' component 0 (RunFixed16).
+namespace {
+std::pair<index_t, index_t> norm_strides(const KernelLayout::Strides& st, int blocks) {
+  return st.component == 1 ? std::pair<index_t, index_t>{blocks, 1} : std::pair<index_t, index_t>{1, st.block / (st.pairs ? 2 : 1)};
+}
+}  // namespace
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, const half_spinors& packed) const {
+  if (packed.codes.size() * sizeof(Real) != spinor_bytes() || packed.norms.size() * 24 * sizeof(Real) != spinor_bytes())
+    throw std::invalid_argument(label_ + ": packed half precision buffers have the wrong size");
+  std::vector<Real> reals(spinor_bytes() / sizeof(Real));
+  pack_host(in, reals.data());
+  const auto codes = create_mirror_view(packed.codes);
+  const auto norms = create_mirror_view(packed.norms);
+  const int W = layout_.lanes, B = layout_.blocks;
+  const KernelLayout::Strides st = spinor_strides();
+  const auto [ns, nb] = norm_strides(st, B);
+  const index_t sites = static_cast<index_t>(reals.size()) / (24 * B * W);
+  parallel_for("pack_half", RangePolicy<>(sites), [&](index_t o) {
+    for (int b = 0; b < B; ++b)
+      for (int lane = 0; lane < W; ++lane) {
+        float largest = 0;
+        for (int c = 0; c < 24; ++c) largest = std::max(largest, std::abs(static_cast<float>(reals[static_cast<std::size_t>(st.index(o, b, c, lane, W))])));
+        const float norm = fixed16::site_norm(largest), scale = fixed16::store_scale(norm);
+        norms.data()[(o * ns + b * nb) * W + lane] = norm;
+        for (int c = 0; c < 24; ++c) {
+          const index_t at = st.index(o, b, c, lane, W);
+          codes.data()[at] = fixed16::to_code(static_cast<float>(reals[static_cast<std::size_t>(at)]), scale);
+        }
+      }
+  });
+  if constexpr (!Space::host_accessible) {
+    deep_copy(packed.codes, codes);
+    deep_copy(packed.norms, norms);
+  }
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::unpack(const half_spinors& packed, std::vector<SpinorField<Real>>& out) const {
+  if (packed.codes.size() * sizeof(Real) != spinor_bytes() || packed.norms.size() * 24 * sizeof(Real) != spinor_bytes())
+    throw std::invalid_argument(label_ + ": packed half precision buffers have the wrong size");
+  const auto codes = create_mirror_view(packed.codes);
+  const auto norms = create_mirror_view(packed.norms);
+  if constexpr (!Space::host_accessible) {
+    deep_copy(codes, packed.codes);
+    deep_copy(norms, packed.norms);
+  }
+  const int W = layout_.lanes, B = layout_.blocks;
+  const KernelLayout::Strides st = spinor_strides();
+  const auto [ns, nb] = norm_strides(st, B);
+  std::vector<Real> reals(spinor_bytes() / sizeof(Real));
+  const index_t sites = static_cast<index_t>(reals.size()) / (24 * B * W);
+  parallel_for("unpack_half", RangePolicy<>(sites), [&](index_t o) {
+    for (int b = 0; b < B; ++b)
+      for (int lane = 0; lane < W; ++lane) {
+        const float scale = fixed16::load_scale(norms.data()[(o * ns + b * nb) * W + lane]);
+        for (int c = 0; c < 24; ++c) {
+          const index_t at = st.index(o, b, c, lane, W);
+          reals[static_cast<std::size_t>(at)] = fixed16::to_float(codes.data()[at], scale);
+        }
+      }
+  });
+  unpack_host(reals.data(), out);
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::apply(const half_spinors& in, const half_spinors& out) const {
+  if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
+  for (const half_spinors* v : {&in, &out})
+    if (v->codes.size() * sizeof(Real) != spinor_bytes() || v->norms.size() * 24 * sizeof(Real) != spinor_bytes())
+      throw std::invalid_argument(label_ + ": half precision spinor buffers have the wrong size");
+  RunArgs<Real> args = launch_args({});
+  const auto [ns, nb] = norm_strides(spinor_strides(), layout_.blocks);
+  args.fields.half = {in.codes.data(), in.norms.data(), out.codes.data(), out.norms.data(), half_links_.data(), ns, nb};
+  half_runner_(args);
 }
 
 template <class Real, class Space>
@@ -400,6 +536,7 @@ std::string DslashKernel<Real, Space>::xpay_refusal(bool with_halo, bool with_do
 template <class Real, class Space>
 std::string DslashKernel<Real, Space>::epilogue_refusal(bool with_dot) const {
   const bool gpu = !Space::host_accessible;
+  if (cfg_.half) return "half precision has no epilogue yet";
   // What the epilogue is built for: kernels/kernel_options.hpp (the GPU's), kernels/dslash_body.hpp (run_dslash).
   const bool gpu_12 = gpu && cfg_.compress == 12 && gpu_epilogue_takes_12_real_links(cfg_.kernel, std::is_same_v<Real, float>);
   if (!gpu && !build::kCpuXpay) return "apply_xpay is not built for the CPU kernels (cmake -DDSLASH_CPU_XPAY=ON)";
@@ -420,14 +557,21 @@ void DslashKernel<Real, Space>::apply_traffic(const spinor_view& in, const spino
 
 template <class Real, class Space>
 RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const {
+  if (cfg_.half) throw std::invalid_argument(label_ + ": a half precision kernel applies to half precision buffers (allocate_half_spinors)");
   if (in.size() * sizeof(Real) != spinor_bytes() || out.size() * sizeof(Real) != spinor_bytes())
     throw std::invalid_argument(label_ + ": spinor buffers have the wrong size");
+  RunArgs<Real> args = launch_args(opts);
+  args.fields.in = in.data();
+  args.fields.out = out.data();
+  return args;
+}
+
+template <class Real, class Space>
+RunArgs<Real> DslashKernel<Real, Space>::launch_args(const ApplyOptions<Real>& opts) const {
   const index_t t_begin = opts.slab ? opts.slab->begin : 0, t_end = opts.slab ? opts.slab->end : outer_t();
   if (t_begin < 0 || t_begin > t_end || t_end > outer_t()) throw std::invalid_argument(label_ + ": t slab out of range");
   if (opts.received) check_received(*opts.received);
   RunArgs<Real> args{};
-  args.fields.in = in.data();
-  args.fields.out = out.data();
   args.fields.links = links_.data();
   for (std::size_t mu = 0; mu < 4; ++mu) args.sites.outer[mu] = layout_.outer[mu];
   args.sites.t_begin = t_begin;
@@ -456,6 +600,14 @@ RunArgs<Real> DslashKernel<Real, Space>::run_args(const spinor_view& in, const s
 
 template <class Real, class Space>
 std::vector<SpinorField<Real>> DslashKernel<Real, Space>::apply(const std::vector<SpinorField<Real>>& in) const {
+  if (cfg_.half) {
+    const half_spinors packed_in = allocate_half_spinors(label_ + "_in"), packed_out = allocate_half_spinors(label_ + "_out");
+    pack(in, packed_in);
+    apply(packed_in, packed_out);
+    std::vector<SpinorField<Real>> out;
+    unpack(packed_out, out);
+    return out;
+  }
   const spinor_view packed_in = allocate_spinors(label_ + "_in"), packed_out = allocate_spinors(label_ + "_out");
   pack(in, packed_in);
   apply(packed_in, packed_out);

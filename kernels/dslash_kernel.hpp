@@ -12,6 +12,7 @@
 // with SIMT lanes (SimdIsa::Simt) and the component-major layout, site fastest, that a warp
 // coalesces; config().isa and config().layout say so. apply() is then asynchronous, as a GPU launch
 // (Cuda::fence() waits); pack, unpack and the vector apply() copy through host memory and wait.
+#include <cmath>
 #include <complex>
 #include <optional>
 #include <string>
@@ -64,6 +65,20 @@ constexpr double su3_tolerance() { return sizeof(Real) == 4 ? 1e-5 : 1e-12; }
 // refuses are the links it cannot rebuild at all (|U00| = 1: unit links).
 template <class Real>
 constexpr double rebuild_tolerance() { return sizeof(Real) == 4 ? 5e-3 : 2.5e-7; }
+// Half precision storage (DslashConfig::half): a real is off by at most its site's norm x 2^-15, so
+// a spinor by kHalfSpinorError of its 2-norm and a link by half_link_error(reals) in the 2-norm
+// (whole, norm 1: sqrt(18) 2^-15; from 12 reals 6 x 2^-15, the third row a cross product of two
+// coded unit rows; from 8, three times single's own rebuild tolerance, per entry near |U00| -> 0).
+// Each of D's 8 hops (U (1 +- gamma), norm <= 2) carries the inputs' errors and the output adds its
+// own encoding and single's arithmetic, so against the exact D psi of the unrounded inputs
+//   |out - D psi| / |D psi| <= 16 (half_link_error + kHalfSpinorError) |psi| / |D psi| + kHalfSpinorError + 1e-5.
+inline const double kHalfSpinorError = std::sqrt(24.0) * 0x1p-15;
+inline double half_link_error(int reals) {
+  return reals == 18 ? std::sqrt(18.0) * 0x1p-15 : reals == 12 ? 6 * 0x1p-15 : 3 * rebuild_tolerance<float>();
+}
+inline double half_precision_bound(int link_reals, double input_over_output_norm) {
+  return 16 * (half_link_error(link_reals) + kHalfSpinorError) * input_over_output_norm + kHalfSpinorError + 1e-5;
+}
 // Throws std::invalid_argument naming the first link (x,y,z,t,mu) that `reals` cannot store: one not
 // SU(3) within su3_tolerance, or, for 8, one its rebuild misses by more than rebuild_tolerance.
 // `option` is what the user gave `reals` as (a solve's sloppy links come from --compress-sloppy).
@@ -101,10 +116,19 @@ struct Xpay {
   bool local = false;
 };
 
+// A half precision kernel's spinors (DslashConfig::half): the codes at the offsets a float buffer's
+// reals would have, and one norm per (outer site, block, lane) (RunFixed16).
+template <class Space = HostSpace>
+struct HalfSpinors {
+  View<std::int16_t, 1, LayoutRight, Space> codes;
+  View<float, 1, LayoutRight, Space> norms;
+};
+
 template <class Real, class Space = HostSpace>
 class DslashKernel {
  public:
   using spinor_view = View<Real, 1, LayoutRight, Space>;
+  using half_spinors = HalfSpinors<Space>;
 
   // Throws std::invalid_argument with the reason (a lattice the folding cannot take, an nrhs the
   // lanes do not divide, an ISA this CPU lacks, links that config.compress cannot store, ...).
@@ -135,10 +159,17 @@ class DslashKernel {
   // A spinor buffer in this kernel's layout for all rhs_slots() right-hand sides (input and output alike).
   spinor_view allocate_spinors(const std::string& label) const;
   std::uint64_t spinor_bytes() const;
-  std::uint64_t link_bytes() const { return links_.span_bytes(); }
+  std::uint64_t link_bytes() const { return links_.span_bytes() + half_links_.span_bytes(); }
   // nrhs fields of in_subset() -> packed; packed -> nrhs fields of out_subset().
   void pack(const std::vector<SpinorField<Real>>& in, const spinor_view& packed) const;
   void unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const;
+  // The same for a half precision kernel (config().half): each site encoded with its own norm.
+  half_spinors allocate_half_spinors(const std::string& label) const;
+  std::uint64_t half_spinor_bytes() const;  // codes and norms
+  void pack(const std::vector<SpinorField<Real>>& in, const half_spinors& packed) const;
+  void unpack(const half_spinors& packed, std::vector<SpinorField<Real>>& out) const;
+  // One launch of a half precision kernel (the whole lattice; no halo, no epilogue).
+  void apply(const half_spinors& in, const half_spinors& out) const;
 
   // One launch of D on the output sites (opts: a t slab, the received halo). CPU: the split
   // directions' hops are left out unless opts.received holds them (DslashFaces::complete adds them).
@@ -193,6 +224,9 @@ class DslashKernel {
   void pack_links(const GaugeField<Real>& u, const FaceLinks<Real>* below, const std::string& what);
   // set_launch's checks and resolution on cfg, for a kernel of `lanes` lanes.
   static void launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
+  // The packed reals of `in` in this kernel's layout, in host memory (pack's first step), and back.
+  void pack_host(const std::vector<SpinorField<Real>>& in, Real* p) const;
+  void unpack_host(const Real* p, std::vector<SpinorField<Real>>& out) const;
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;
@@ -202,6 +236,7 @@ class DslashKernel {
   void check_received(const ReceivedHalo<Real>& received) const;
   // The checks every launch makes (buffer sizes, the slab, the received halo), and its arguments.
   RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const;
+  RunArgs<Real> launch_args(const ApplyOptions<Real>& opts) const;  // run_args without the buffers
   // Where the kernel's outer sites are: output sites over the folded lanes.
   index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }
 
@@ -210,7 +245,9 @@ class DslashKernel {
   FaceLinks<Real> below_;
   KernelLayout layout_;
   spinor_view links_;
+  View<std::int16_t, 1, LayoutRight, Space> half_links_;  // config().half: the links' codes instead
   DslashRunner<Real> runner_ = nullptr;
+  DslashRunner<Real> half_runner_ = nullptr;
   FaceRunner<Real> face_runner_ = nullptr;
   FacesProjectRunner<Real> project_all_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;

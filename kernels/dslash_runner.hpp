@@ -41,6 +41,19 @@ enum class Epilogue { None, Norm, NormDot };
 // reals: site * site_stride + block * block_stride + component * component_stride
 // (kernels/kernel_layout.hpp). Links: site-major when component_stride is 1, else component-major
 // with link_stride = outer sites between a link's stored components.
+// Half precision storage (DslashConfig::storage, float kernels only; docs/CONVENTIONS.md): the
+// spinors and links as 16-bit codes at the offsets the Real ones would have, and each spinor's norm,
+// one vector of W lanes per (site, block) at site * norm_site_stride + block * norm_block_stride
+// vectors. Null where the fields are Real.
+struct RunFixed16 {
+  const std::int16_t* in = nullptr;
+  const float* in_norm = nullptr;
+  std::int16_t* out = nullptr;
+  float* out_norm = nullptr;
+  const std::int16_t* links = nullptr;
+  index_t norm_site_stride = 0, norm_block_stride = 0;
+};
+
 template <class Real>
 struct RunFields {
   const Real* in;
@@ -49,6 +62,7 @@ struct RunFields {
   index_t site_stride, block_stride, component_stride;
   index_t link_stride;
   int reals_per_link;  // gauge compression: 18, 12 or 8 stored reals per link (kernels/link_compression.hpp)
+  RunFixed16 half{};
 };
 
 // The output sites of the launch.
@@ -202,6 +216,7 @@ struct FamilyRunners {
   FaceRunner<Real> faces = nullptr;
   FacesProjectRunner<Real> project_all = nullptr;
   DslashRunner<Real> traffic = nullptr;
+  DslashRunner<Real> dslash_half = nullptr;  // half precision storage (Real = float; RunFixed16)
 };
 
 // What one instruction set's build provides to a kernel: the runners of each family, indexed by KernelFamily.

@@ -96,6 +96,20 @@ bool kernel_built(KernelFamily k, SimdIsa isa) {
   return k != KernelFamily::Naive && std::find(isas.begin(), isas.end(), isa) != isas.end();
 }
 
+bool half_built(KernelFamily k, SimdIsa isa) {
+  if (isa == SimdIsa::Simt) return true;
+  if (!kernel_built(k, k == KernelFamily::Naive ? SimdIsa::Scalar : isa)) return false;
+  switch (k == KernelFamily::Naive ? SimdIsa::Scalar : isa) {
+    case SimdIsa::Scalar: return DSLASH_BUILT_HALF_SCALAR;
+    case SimdIsa::Sse2: return DSLASH_BUILT_HALF_SSE2;
+    case SimdIsa::Avx2: return DSLASH_BUILT_HALF_AVX2;
+    case SimdIsa::Avx512: return DSLASH_BUILT_HALF_AVX512;
+    case SimdIsa::Emulated512: return DSLASH_BUILT_HALF_EMULATED512;
+    case SimdIsa::Neon: return DSLASH_BUILT_HALF_NEON;
+    default: return false;
+  }
+}
+
 bool cpu_supports(SimdIsa isa) {
   static const simd::CpuFeatures cpu = simd::detect_cpu();
   bool compiled = false;

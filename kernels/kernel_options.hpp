@@ -54,6 +54,8 @@ SimdIsa parse_simd(std::string_view name);  // also "auto": the best the CPU run
 std::vector<SimdIsa> compiled_isas();
 // Whether this build holds family k on isa (vnode on scalar only where DSLASH_CPU_ISAS lists scalar).
 bool kernel_built(KernelFamily k, SimdIsa isa);
+// And in half precision storage (DSLASH_HALF_ISAS; naive with scalar). The GPU holds every family.
+bool half_built(KernelFamily k, SimdIsa isa);
 bool cpu_supports(SimdIsa isa);         // compiled in and runnable on this CPU
 std::vector<SimdIsa> runnable_isas();   // compiled_isas() filtered by cpu_supports()
 SimdIsa best_isa();
@@ -75,6 +77,9 @@ struct DslashConfig {
   // Gauge compression: reals stored per link, 18 (none), 12 (two rows) or 8 (QUDA's reconstruct-8);
   // kernels/link_compression.hpp. 12 and 8 need SU(3) links (DslashKernel checks).
   int compress = 18;
+  // Half precision storage (DslashKernel<float>): spinors and links in 16-bit fixed point, the
+  // arithmetic single (docs/CONVENTIONS.md, "Half precision storage"); no halo, no epilogue.
+  bool half = false;
   int nrhs = 1;                        // mrhs: any >= 1 (buffers padded to the lanes: padded_rhs); naive and vnode: 1
   std::array<index_t, 4> tile{0, 0, 1, 1};  // MDRange tile over (x or x/2, y, z, t); 0 = whole extent
   int team_size = 0;                   // TeamPolicy threads per team; 0 = the backend's default (launch resolves it)

@@ -24,6 +24,14 @@ namespace dslash::kernels {
   extern template void run_dslash_stored<Real, Vec, Folded, false, 12>(const RunArgs<Real>&); \
   extern template void run_dslash_stored<Real, Vec, Folded, false, 8>(const RunArgs<Real>&);
 
+#define DSLASH_HALF_BODIES_COMPILED_ELSEWHERE(Vec, Folded)                                      \
+  extern template void run_dslash_half_stored<Vec, Folded, true, 18>(const RunArgs<float>&);  \
+  extern template void run_dslash_half_stored<Vec, Folded, true, 12>(const RunArgs<float>&);  \
+  extern template void run_dslash_half_stored<Vec, Folded, true, 8>(const RunArgs<float>&);   \
+  extern template void run_dslash_half_stored<Vec, Folded, false, 18>(const RunArgs<float>&); \
+  extern template void run_dslash_half_stored<Vec, Folded, false, 12>(const RunArgs<float>&); \
+  extern template void run_dslash_half_stored<Vec, Folded, false, 8>(const RunArgs<float>&);
+
 template <class Vec, int Level = 0>
 void probe_permute(int level, const typename Vec::value_type* in, typename Vec::value_type* out) {
   if constexpr ((1 << Level) < static_cast<int>(Vec::size)) {
@@ -78,16 +86,20 @@ void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typena
   if (op == SimdOp::StreamStore) simd::store_fence();
 }
 
-// naive is the one-lane unfolded body (the scalar set's mrhs); vnode where its units are built.
-template <class Real, class Vec, bool WithVnode>
+// naive is the one-lane unfolded body (the scalar set's mrhs); vnode where its units are built;
+// half precision (float tables) where DSLASH_HALF_ISAS builds it.
+template <class Real, class Vec, bool WithVnode, bool WithHalf = false>
 RunnerTable<Real> runner_table() {
   RunnerTable<Real> t;
   FamilyRunners<Real>& mrhs = t.family[static_cast<int>(KernelFamily::Mrhs)];
   mrhs = {&run_dslash<Real, Vec, false>, &run_faces<Real, Vec, false>, &run_project_all<Real, Vec, false>, &run_traffic<Real, Vec, false>};
+  if constexpr (WithHalf) mrhs.dslash_half = &run_dslash_half<Vec, false>;
   if constexpr (Vec::size == 1) t.family[static_cast<int>(KernelFamily::Naive)] = mrhs;
-  if constexpr (WithVnode)
-    t.family[static_cast<int>(KernelFamily::Vnode)] = {&run_dslash<Real, Vec, true>, &run_faces<Real, Vec, true>, &run_project_all<Real, Vec, true>,
-                                                       &run_traffic<Real, Vec, true>};
+  if constexpr (WithVnode) {
+    FamilyRunners<Real>& vnode = t.family[static_cast<int>(KernelFamily::Vnode)];
+    vnode = {&run_dslash<Real, Vec, true>, &run_faces<Real, Vec, true>, &run_project_all<Real, Vec, true>, &run_traffic<Real, Vec, true>};
+    if constexpr (WithHalf) vnode.dslash_half = &run_dslash_half<Vec, true>;
+  }
   return t;
 }
 

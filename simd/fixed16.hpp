@@ -19,6 +19,8 @@ inline constexpr float kMaxCode = 32767.0f;
 inline constexpr float kNormMin = 0x1p-100f;
 // The norm of links: the scale that maps [-1, 1] onto the codes.
 inline constexpr float kLinkNorm = 1.0f;
+// The norm of 8-real links' two phases, which lie in [-pi, pi]: pi rounded up to a float.
+inline constexpr float kPhaseNorm = 3.14159274f;
 
 // The norm stored for a site whose largest |real| is max_abs (NaN stays NaN).
 DSLASH_INLINE_FUNCTION float site_norm(float max_abs) { return max_abs < kNormMin ? 0.0f : max_abs; }

@@ -2,6 +2,8 @@
 // What a kernel body may ask of its vector type beyond arithmetic: is it SIMT, W neighbouring GPU
 // threads each holding one lane (simd/simt.hpp), rather than one CPU register of W lanes? And, if
 // it is, its complex-pair accesses.
+#include <cstdint>
+
 #include "dslash/core/macros.hpp"
 #include "simd/fixed16.hpp"
 #include "simd/complex.hpp"
@@ -24,6 +26,13 @@ template <class Real>
 DSLASH_INLINE_FUNCTION Real load_fetch_256b(const Real* p);
 template <class Vec>
 DSLASH_INLINE_FUNCTION void stream_store_pair(typename Vec::value_type* p, const Complex<Vec>& z);
+
+// SIMT only, defined in simd/simt_half.hpp: half precision codes in the GPU's vnode layout, a lane's
+// (re, im) codes adjacent (one 4-byte access), scaled as load_fixed16 and store_fixed16 do.
+template <class Vec>
+DSLASH_INLINE_FUNCTION Complex<Vec> load_fixed16_pair(const std::int16_t* q, const Vec& scale);
+template <class Vec>
+DSLASH_INLINE_FUNCTION void store_fixed16_pair(std::int16_t* q, const Complex<Vec>& z, const Vec& store_scale);
 
 // Half precision storage: the scale that turns a site's codes back into reals, for any vector type
 // (fixed16::load_scale lane by lane: one multiply).

@@ -31,4 +31,18 @@ DSLASH_INLINE_FUNCTION SimtLane<float, W> fixed16_store_scale(const SimtLane<flo
   return SimtLane<float, W>(fixed16::store_scale(norm.v));
 }
 
+// The GPU's vnode layout (kernels/kernel_layout.hpp): lane l's (re, im) codes at q[2 l], q[2 l + 1].
+template <int W>
+DSLASH_INLINE_FUNCTION Complex<SimtLane<float, W>> load_fixed16_pair(const std::int16_t* q, const SimtLane<float, W>& scale) {
+  const short2 c = reinterpret_cast<const short2*>(q)[SimtLane<float, W>::lane()];
+  return {SimtLane<float, W>(fixed16::to_float(c.x, scale.v)), SimtLane<float, W>(fixed16::to_float(c.y, scale.v))};
+}
+template <int W>
+DSLASH_INLINE_FUNCTION void store_fixed16_pair(std::int16_t* q, const Complex<SimtLane<float, W>>& z, const SimtLane<float, W>& store_scale) {
+  short2 c;
+  c.x = fixed16::to_code(z.re.v, store_scale.v);
+  c.y = fixed16::to_code(z.im.v, store_scale.v);
+  reinterpret_cast<short2*>(q)[SimtLane<float, W>::lane()] = c;
+}
+
 }  // namespace dslash::simd

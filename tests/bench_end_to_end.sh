@@ -35,6 +35,14 @@ grep -q '"llc_bytes": 25165824,' run.json || fail "llc_bytes is not DSLASH_LLC_B
 [ "$(grep -c "^# FOOTPRINT UNDER 4x THE CACHE: one call of dslash_.* run --lattice \([0-9]*\)x\1x\1x\1, the smallest of this shape at 4x$" table.txt)" -eq 1 ] \
   || fail "no footprint warning: $(grep -i footprint table.txt)"
 
+# Half precision storage: every variant checked within the format's bound, its prec and byte model
+# in the JSON (392 compulsory bytes a site); no traffic probe for it.
+"$dslash" bench "${small[@]}" --prec half --check --json half.json > half.txt 2> err.txt || fail "bench --prec half --check failed: $(cat err.txt)"
+grep -q "check passed: 9 variant" err.txt || fail "expected 9 checked half variants: $(cat err.txt)"
+grep -q '"prec": "half"' half.json || fail "no half precision in the JSON"
+"$dslash" bench "${small[@]}" --prec half --traffic > /dev/null 2> err.txt && fail "--prec half --traffic was accepted"
+grep -q "^dslash: error: --traffic has no half precision probe; use --prec single$" err.txt || fail "--prec half --traffic said: $(cat err.txt)"
+
 # The tile the first run stored, read back from the cache: one vnode mdrange run, as CSV with --traffic.
 "$dslash" bench "${small[@]}" --kernel vnode --dispatch mdrange --tile auto --traffic --csv --json t2.json > t2.csv 2> err.txt \
   || fail "bench --tile auto from the cache failed: $(cat err.txt)"

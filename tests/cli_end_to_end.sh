@@ -52,9 +52,15 @@ for r in 12 8; do
   "$dslash" apply --gauge V.nersc --in psi8.npy --out "mrhs8_r$r.npy" --parity odd --dagger --kernel mrhs --simd scalar --prec single --compress "$r" > /dev/null
 done
 
+# Half precision storage (16-bit codes, single's arithmetic), whole and 12-real links.
+"$dslash" apply --gauge V.nersc --in psi8.npy --out vnode8_half.npy --parity odd --dagger --kernel vnode --dispatch team --prec half > /dev/null
+"$dslash" apply --gauge V.nersc --in psi8.npy --out mrhs8_half.npy --parity odd --dagger --kernel mrhs --simd scalar --prec half --compress 12 > /dev/null
+
 npy_close() { /usr/bin/python3 "$tests/npy_close.py" "$@" || fail "npy_close $*"; }
 npy_close ref8.npy 1e-12 naive8.npy vnode8.npy
 npy_close ref8.npy 1e-5 mrhs8.npy
+# Half's bound (kernels/dslash_kernel.hpp, half_precision_bound) is 1.4e-3 of |D psi| on these fields.
+npy_close ref8.npy 2e-3 vnode8_half.npy mrhs8_half.npy
 for r in 12 8; do
   npy_close vnode8.npy 1e-12 "vnode8_r$r.npy"
   npy_close naive8.npy 1e-12 "naive8_r$r.npy"

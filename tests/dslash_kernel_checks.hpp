@@ -7,12 +7,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "dslash/lattice/fixed16_field.hpp"
 #include "kernels/dslash_kernel.hpp"
 #include "kernels/reference_dslash.hpp"
 #include "kernel_variant.hpp"
@@ -108,6 +110,45 @@ void expect_agrees_with_reference(DslashProblem<Real>& p, const DslashConfig& ba
     for (int r = 0; r < cfg.nrhs; ++r)
       EXPECT_LT(relative_difference(result[static_cast<std::size_t>(r)], p.expected(out, dagger, r)), tolerance)
           << d.label() << " " << to_string(out) << (dagger ? " dagger" : "") << " rhs " << r;
+  }
+}
+
+// Half precision storage (DslashConfig::half) against the reference, every case and right-hand side,
+// within the format's bounds (kernels/dslash_kernel.hpp, half_precision_bound). With 18 reals also
+// against the reference applied to the inputs as stored (psi and U decoded), where only the output's
+// own encoding and single's arithmetic remain: kHalfSpinorError + 1e-5.
+template <class Space>
+void expect_half_agrees_with_reference(DslashProblem<float>& p, const DslashConfig& base, const std::vector<std::pair<Subset, bool>>& cases = kEveryCase) {
+  GaugeField<double> u_stored(p.geom);  // the links as the kernel holds them (whole links only)
+  {
+    Fixed16GaugeField codes(p.geom);
+    encode_fixed16(p.u, codes);
+    decode_fixed16(codes, u_stored);
+  }
+  for (const auto& [out, dagger] : cases) {
+    DslashConfig cfg = base;
+    cfg.half = true;
+    cfg.out = out;
+    cfg.dagger = dagger;
+    if (cfg.kernel == KernelFamily::Mrhs) cfg.nrhs = mrhs_rhs<float>(kernel_isa<Space>(cfg), out);
+    const DslashKernel<float, Space> d(p.u, cfg);
+    const auto inputs = p.inputs(d.in_subset(), cfg.nrhs);
+    const auto result = d.apply(inputs);
+    ASSERT_EQ(static_cast<int>(result.size()), cfg.nrhs);
+    for (int r = 0; r < cfg.nrhs; ++r) {
+      const SpinorField<float>& psi = inputs[static_cast<std::size_t>(r)];
+      const std::string what = d.label() + " " + to_string(out) + (dagger ? " dagger" : "") + " rhs " + std::to_string(r);
+      if (cfg.compress == 18) {
+        Fixed16SpinorField codes(p.geom, psi.subset());
+        SpinorField<double> psi_stored(p.geom, psi.subset()), ref(p.geom, out);
+        encode_fixed16(psi, codes);
+        decode_fixed16(codes, psi_stored);
+        dslash_reference(u_stored, psi_stored, ref, dagger);
+        EXPECT_LE(relative_difference(result[static_cast<std::size_t>(r)], ref), kHalfSpinorError + 1e-5) << what;
+      }
+      const SpinorField<double>& ref = p.expected(out, dagger, r);
+      EXPECT_LE(relative_difference(result[static_cast<std::size_t>(r)], ref), half_precision_bound(cfg.compress, std::sqrt(norm2(psi) / norm2(ref)))) << what;
+    }
   }
 }
 

@@ -262,6 +262,12 @@ TEST(ByteModel, FollowsTheGaugeCompression) {
   }
   // The full lattice: each site's 4 links (its backward hops are its neighbours' forward links).
   EXPECT_EQ(variant_bytes({.kernel = KernelFamily::Naive, .out = Subset::Full, .compress = 12}, 4).compulsory, (4 * 12 + 48) * 4);
+  // Half precision: 2-byte reals and a 4-byte norm a spinor (52 bytes); the model reads 8
+  // neighbours and the links, writes one (CONVENTIONS.md: 392 / 296 / 232 compulsory, 756 model).
+  const int expected_half[][2] = {{18, 392}, {12, 296}, {8, 232}};
+  for (const auto& [reals, bytes] : expected_half)
+    EXPECT_EQ(variant_bytes({.kernel = KernelFamily::Vnode, .out = Subset::Even, .compress = reals, .half = true}, 4).compulsory, bytes) << reals;
+  EXPECT_EQ(variant_bytes({.kernel = KernelFamily::Vnode, .out = Subset::Even, .half = true}, 4).model, 756);
 }
 
 TEST(ByteModel, TheTuneCacheKeepsCompressionsApart) {

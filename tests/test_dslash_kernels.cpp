@@ -552,6 +552,50 @@ TEST_P(CompressedLinks, RefuseTheXpayEpilogue) {
 
 INSTANTIATE_TEST_SUITE_P(EveryVariant, CompressedLinks, ::testing::ValuesIn(compressed_variants()), variant_name);
 
+// Half precision storage: every single-precision variant that DSLASH_HALF_ISAS builds, with 18, 12
+// and 8 stored reals a link, against the reference within the format's bounds
+// (tests/dslash_kernel_checks.hpp), the odd launch shapes, in both spinor layouts.
+class HalfPrecision : public DslashKernels {};
+
+TEST_P(HalfPrecision, AgreesWithTheReference) {
+  DslashConfig cfg = config();
+  test::expect_half_agrees_with_reference<HostSpace>(fixture<float>(), cfg,
+                                                     cfg.compress == 18 ? kEveryCase : std::vector<std::pair<Subset, bool>>{{Subset::Even, false}, {Subset::Full, true}});
+  cfg.layout = test::left_layout_if_built();
+  test::expect_half_agrees_with_reference<HostSpace>(fixture<float>(), cfg, {{Subset::Odd, true}});
+}
+
+std::vector<Variant> half_variants() {
+  std::vector<Variant> v;
+  for (int reals : {18, 12, 8}) {
+    const std::vector<int> built = test::built_compressions();
+    if (reals != 18 && std::find(built.begin(), built.end(), reals) == built.end()) continue;
+    for (const Variant& x : all_variants(reals))
+      if (x.single && half_built(x.kernel, x.isa)) v.push_back(x);
+  }
+  return v;
+}
+INSTANTIATE_TEST_SUITE_P(EveryVariant, HalfPrecision, ::testing::ValuesIn(half_variants()), variant_name);
+
+// What half precision does not hold yet is refused with the reason, before any work: double
+// arithmetic, a halo, the xpay epilogue, single precision buffers. A zero spinor stays zero.
+TEST(HalfPrecisionKernel, RefusesWhatItDoesNotHoldAndKeepsZeroSitesZero) {
+  DslashConfig cfg;
+  cfg.half = true;
+  EXPECT_THROW((DslashKernel<double>(fixture<double>().u, cfg)), std::invalid_argument);
+  DslashConfig split = cfg;
+  split.halo = {false, false, false, true};
+  EXPECT_THROW((DslashKernel<float>(fixture<float>().u, split)), std::invalid_argument);
+  const DslashKernel<float> d(fixture<float>().u, cfg);
+  EXPECT_FALSE(d.fuses_xpay());
+  const auto floats = d.allocate_spinors("in");
+  EXPECT_THROW(d.apply(floats, floats), std::invalid_argument);
+  SpinorField<float> zero(kLattice, d.in_subset());
+  fill_zero(zero);
+  const auto out = d.apply(std::vector<SpinorField<float>>{zero});
+  EXPECT_EQ(norm2(out.at(0)), 0.0);
+}
+
 // The GPU's vnode layout (kernel_layout.hpp): every real of every (site, block, component, lane) at
 // its own index, a lane's imaginary part right after its real part, lanes adjacent.
 TEST(DslashKernelLayouts, PairsStridesCoverEveryRealOnceWithReImAdjacent) {

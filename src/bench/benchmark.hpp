@@ -35,9 +35,11 @@ struct CheckOutcome {
   double relative_error = 0;
   bool passed = false;
 };
+// Outputs against the reference: within single's or double's tolerance, or with half_link_reals
+// (half precision storage, its links' stored reals) within the format's half_precision_bound.
 template <class Real>
 CheckOutcome check_against_reference(const GaugeField<Real>& u, const std::vector<SpinorField<Real>>& in,
-                                     const std::vector<SpinorField<Real>>& out, bool dagger);
+                                     const std::vector<SpinorField<Real>>& out, bool dagger, int half_link_reals = 0);
 
 struct VariantRequest {
   DslashConfig cfg;

@@ -18,11 +18,13 @@ struct ByteModel {
 // F bytes per real, G reals per stored link (18, or 12 and 8 compressed: --compress), N right-hand
 // sides sharing one gauge field, per site and right-hand side. Checkerboarded single precision: 768,
 // 576 and 448 compulsory bytes. P >= N: the right-hand sides the buffers hold (mrhs pads N to its
-// lanes), whose spinors move too; the bytes are still per one of the N that are credited.
-inline ByteModel bytes_per_site(bool checkerboard, int bytes_per_real, int rhs_sharing_links, int reals_per_link = 18, int padded_rhs = 0) {
-  const double F = bytes_per_real, G = reals_per_link, N = rhs_sharing_links;
+// lanes), whose spinors move too; the bytes are still per one of the N that are credited. Half
+// precision (F = 2) adds each spinor's norm, `spinor_norm_bytes` (4): 392, 296 and 232 compulsory.
+inline ByteModel bytes_per_site(bool checkerboard, int bytes_per_real, int rhs_sharing_links, int reals_per_link = 18, int padded_rhs = 0,
+                                int spinor_norm_bytes = 0) {
+  const double F = bytes_per_real, G = reals_per_link, N = rhs_sharing_links, S = 24 * F + spinor_norm_bytes;
   const double moved = padded_rhs > rhs_sharing_links ? padded_rhs / N : 1;  // spinor bytes per credited right-hand side
-  return {((8 * 24 + 24) * moved + 8 * G / N) * F, ((checkerboard ? 8 : 4) * G / N + (24 + 24) * moved) * F};
+  return {(8 + 1) * S * moved + 8 * G / N * F, (checkerboard ? 8 : 4) * G / N * F + 2 * S * moved};
 }
 
 // roofline = min(bandwidth x 1320 / compulsory bytes, FMA peak), in GFLOP/s.

@@ -45,7 +45,8 @@ struct RunInfo {
   Coord dram_lattice{};  // all 0: none needed
   nlohmann::json extra = nlohmann::json::object();  // the bench's own fields, in meta and in every result
 
-  std::string prec() const { return bytes_per_real == 4 ? "single" : "double"; }
+  bool half = false;  // half precision storage (bytes_per_real is then single's: its arithmetic and lanes)
+  std::string prec() const { return half ? "half" : bytes_per_real == 4 ? "single" : "double"; }
   std::string headline() const;  // how the rates were timed: timing_rule(), and under MPI to the slowest rank
 };
 

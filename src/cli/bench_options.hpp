@@ -44,6 +44,7 @@ inline DslashConfig variant_config(const BenchOptions& o, KernelFamily kernel, D
   cfg.dagger = o.k.dagger;
   cfg.layout = o.k.layout;
   cfg.compress = o.k.compress;
+  cfg.half = o.k.prec == Precision::Half;
   cfg.nrhs = cfg.kernel == KernelFamily::Mrhs ? (o.nrhs > 0 ? o.nrhs : simd_lanes(isa, bytes_per_real)) : 1;
   if (cfg.dispatch == Dispatch::Team) cfg.block_z = o.block_z;
   return cfg;
@@ -60,6 +61,7 @@ inline bench::RunInfo run_info(const BenchOptions& o, SimdIsa isa, int bytes_per
   run.isas = {isa};
   if (isa != SimdIsa::Scalar && o.kernel != KernelFamily::Mrhs && o.kernel != KernelFamily::Vnode) run.isas.push_back(SimdIsa::Scalar);  // naive runs scalar
   run.bytes_per_real = bytes_per_real;
+  run.half = o.k.prec == Precision::Half;
   run.iters = o.iters;
   run.warmup = o.warmup;
   run.parity = to_string(o.k.parity);

@@ -66,9 +66,9 @@ std::vector<SpinorField<double>> apply_kernel(const ApplyOptions& o, const Gauge
 // The spinors, read in double, that --prec single takes to single precision: every value must fit.
 // (A link past its range fails the NERSC reader's plaquette check.)
 void check_single_precision_fits(const ApplyOptions& o, const std::vector<SpinorField<double>>& in) {
-  if (o.k.prec != Precision::Single) return;
+  if (o.k.prec == Precision::Double) return;
   if (const auto bad = io::first_unrepresentable_element<float>(in, o.batched))
-    throw std::invalid_argument(o.in + ": " + *bad + " (--prec single)");
+    throw std::invalid_argument(o.in + ": " + *bad + " (--prec " + to_string(o.k.prec) + ")");
 }
 
 void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>& out, std::size_t spinors, const std::string& where) {
@@ -76,7 +76,7 @@ void write_result(const ApplyOptions& o, const std::vector<SpinorField<double>>&
   if (const auto bad = io::first_unrepresentable_element<double>(out, o.batched))
     throw std::invalid_argument("apply: D psi's " + *bad + ": the input's values are too large for " + to_string(o.k.prec) + " precision; " + o.out +
                                 " not written");
-  io::write_spinors_npy(o.out, out, o.k.prec == Precision::Single ? io::NpyDtype::Complex64 : io::NpyDtype::Complex128, o.batched);
+  io::write_spinors_npy(o.out, out, o.k.prec == Precision::Double ? io::NpyDtype::Complex128 : io::NpyDtype::Complex64, o.batched);
   std::printf("wrote %s: %s%s (%s) on %zu spinor(s), %s sites, %s\n", o.out.c_str(), "D", o.k.dagger ? "^dagger" : "",
               o.kernel ? to_string(*o.kernel) : "reference", spinors, to_string(o.k.parity), where.c_str());
 }
@@ -153,6 +153,8 @@ void add_apply_command(CLI::App& app) {
     if (opt->backend == Backend::Cuda) require_cuda(*cmd, {"--simd", "--layout"}, opt->mpi.distributed());
     opt->mpi.check_backend(opt->backend);
     reject_simd_for_naive(opt->kernel, opt->k.simd);
+    if (opt->k.prec == Precision::Half && opt->mpi.distributed())
+      throw std::invalid_argument("--prec half runs in one process (its kernels have no halo exchange yet)");
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)
       with_precision_and_backend(opt->k.prec, opt->backend, [&]<class Real, class Space>() { apply_distributed<Real, Space>(*opt); });

@@ -113,10 +113,11 @@ SimdIsa simd_isa(std::optional<SimdIsa> simd);
 CLI::Option* add_parity_option(CLI::App& cmd, Subset& parity, const std::string& help);  // --parity even|odd|full
 CLI::Option* add_layout_option(CLI::App& cmd, SpinorLayout& layout);                      // --layout right|left
 
-// --prec single|double and --backend cpu|cuda, parsed as the command line is read.
-enum class Precision { Single, Double };
+// --prec single|double|half and --backend cpu|cuda, parsed as the command line is read. Half:
+// 16-bit storage with single's arithmetic (DslashConfig::half; the kernels' Real is float).
+enum class Precision { Single, Double, Half };
 enum class Backend { Cpu, Cuda };
-const char* to_string(Precision p);  // single, double
+const char* to_string(Precision p);  // single, double, half
 const char* to_string(Backend b);    // cpu, cuda
 CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::string& help);
 // --backend cpu|cuda: where the kernels run (the CPU by default).
@@ -129,10 +130,10 @@ template <class F>
 decltype(auto) with_precision_and_backend(Precision prec, Backend backend, F&& f) {
 #if defined(DSLASH_HAVE_CUDA)
   if (backend == Backend::Cuda)
-    return prec == Precision::Single ? f.template operator()<float, CudaSpace>() : f.template operator()<double, CudaSpace>();
+    return prec != Precision::Double ? f.template operator()<float, CudaSpace>() : f.template operator()<double, CudaSpace>();
 #endif
   (void)backend;
-  return prec == Precision::Single ? f.template operator()<float, HostSpace>() : f.template operator()<double, HostSpace>();
+  return prec != Precision::Double ? f.template operator()<float, HostSpace>() : f.template operator()<double, HostSpace>();
 }
 
 // The options every kernel launch takes (apply and bench share them; solve takes the launch part),

@@ -204,13 +204,14 @@ CLI::Option* add_layout_option(CLI::App& cmd, SpinorLayout& layout) {
                            "spinor storage: right (site-major) or left (component-major)");
 }
 
-const char* to_string(Precision p) { return p == Precision::Single ? "single" : "double"; }
+const char* to_string(Precision p) { return p == Precision::Single ? "single" : p == Precision::Half ? "half" : "double"; }
 const char* to_string(Backend b) { return b == Backend::Cuda ? "cuda" : "cpu"; }
 
 CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::string& help) {
   // The order of the choices is the order CLI11's message lists them in.
-  if (prec == Precision::Single) return add_choice_option(cmd, "--prec", prec, {{"single", Precision::Single}, {"double", Precision::Double}}, help);
-  return add_choice_option(cmd, "--prec", prec, {{"double", Precision::Double}, {"single", Precision::Single}}, help);
+  if (prec == Precision::Single)
+    return add_choice_option(cmd, "--prec", prec, {{"single", Precision::Single}, {"double", Precision::Double}, {"half", Precision::Half}}, help);
+  return add_choice_option(cmd, "--prec", prec, {{"double", Precision::Double}, {"single", Precision::Single}, {"half", Precision::Half}}, help);
 }
 
 CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help) {
@@ -356,6 +357,7 @@ DslashConfig KernelOptions::config(KernelFamily kernel, int nrhs) const {
   cfg.dagger = dagger;
   cfg.layout = layout;
   cfg.compress = compress;
+  cfg.half = prec == Precision::Half;
   cfg.nrhs = nrhs;
   check_launch_shape(dispatch, tile.has_value(), team_size > 0);
   if (tile) cfg.tile = *tile;

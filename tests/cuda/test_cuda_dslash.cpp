@@ -76,6 +76,13 @@ TEST_P(CudaDslash, DefaultTilesAndTeamsToo) {
   else test::expect_default_launch_shapes_agree<double, CudaSpace>(problem_for<double>(GetParam().kernel), config());
 }
 
+// Half precision storage (16-bit codes, single's arithmetic) within the format's bounds
+// (tests/dslash_kernel_checks.hpp): the single variants, every link storage.
+TEST_P(CudaDslash, HalfPrecisionAgreesWithTheReference) {
+  if (!GetParam().single) GTEST_SKIP() << "half precision computes in single";
+  test::expect_half_agrees_with_reference<CudaSpace>(problem_for<float>(GetParam().kernel), config());
+}
+
 std::vector<GpuVariant> all_gpu_variants() {
   std::vector<GpuVariant> v;
   for (bool single : {true, false})
