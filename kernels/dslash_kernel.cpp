@@ -600,20 +600,15 @@ RunArgs<Real> DslashKernel<Real, Space>::launch_args(const ApplyOptions<Real>& o
 
 template <class Real, class Space>
 std::vector<SpinorField<Real>> DslashKernel<Real, Space>::apply(const std::vector<SpinorField<Real>>& in) const {
-  if (cfg_.half) {
-    const half_spinors packed_in = allocate_half_spinors(label_ + "_in"), packed_out = allocate_half_spinors(label_ + "_out");
+  const auto pack_apply_unpack = [&](const auto& packed_in, const auto& packed_out) {
     pack(in, packed_in);
     apply(packed_in, packed_out);
     std::vector<SpinorField<Real>> out;
     unpack(packed_out, out);
     return out;
-  }
-  const spinor_view packed_in = allocate_spinors(label_ + "_in"), packed_out = allocate_spinors(label_ + "_out");
-  pack(in, packed_in);
-  apply(packed_in, packed_out);
-  std::vector<SpinorField<Real>> out;
-  unpack(packed_out, out);
-  return out;
+  };
+  if (cfg_.half) return pack_apply_unpack(allocate_half_spinors(label_ + "_in"), allocate_half_spinors(label_ + "_out"));
+  return pack_apply_unpack(allocate_spinors(label_ + "_in"), allocate_spinors(label_ + "_out"));
 }
 
 template <class Real>
