@@ -701,6 +701,39 @@ struct DslashBody {
   }
 };
 
+// Half precision storage's conversions at one site (Half bodies, every block): encode the floats
+// at a.fields.in into a.fields.half.out (each lane's norm, then its codes), or decode
+// a.fields.half.in into the floats at a.fields.out. The same layout and norm vectors as the kernel's.
+template <bool Encode>
+struct ConvertHalfSite {
+  template <class Body>
+  DSLASH_INLINE_FUNCTION void operator()(const Body& body, index_t i, const index_t (&)[4], typename Body::Sums&) const {
+    using C = typename Body::C;
+    const index_t cs = body.component_stride();
+    for (int b = 0; b < body.a.sites.blocks; ++b) {
+      const index_t at = (i * body.a.fields.site_stride + b * body.a.fields.block_stride) * Body::W;
+      if constexpr (Encode) {
+        C acc[3][4];
+        for (int sp = 0; sp < 4; ++sp)
+          for (int r = 0; r < 3; ++r) acc[r][sp] = Body::spinor_component(body.a.fields.in + at, 3 * sp + r, cs);
+        body.store_half(acc, i, b);
+      } else {
+        const typename Body::HalfSpinor psi = body.spinor(i, b);
+        float* o = body.a.fields.out + at;
+        for (int k = 0; k < 12; ++k) {
+          const C z = Body::spinor_component(psi, k, cs);
+          if constexpr (Body::kPairs) {
+            simd::stream_store_pair(o + 2 * k * cs * Body::W, z);
+          } else {
+            z.re.store_aligned(o + 2 * k * cs * Body::W);
+            z.im.store_aligned(o + (2 * k + 1) * cs * Body::W);
+          }
+        }
+      }
+    }
+  }
+};
+
 // The Dslash at one site, as for_each_site calls it.
 template <bool Dagger>
 struct DslashSite {
@@ -778,6 +811,20 @@ void run_dslash_stored(const RunArgs<Real>& args) {
 template <class Real, class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash(const RunArgs<Real>& args) {
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() { run_dslash_stored<Real, Vec, Folded, SiteMajor, Reals, Exec>(args); });
+}
+
+// Half precision storage's conversions (ConvertHalfSite) over a launch's sites, range dispatch.
+template <class Vec, bool Folded, bool SiteMajor, bool Encode, class Exec = DefaultExecutionSpace>
+void run_convert_half_stored(const RunArgs<float>& args) {
+  const DslashBody<float, Vec, Folded, SiteMajor, 18, false, Epilogue::None, true> body(args);
+  body.template for_each_site<Exec>(ConvertHalfSite<Encode>{});
+}
+template <class Vec, bool Folded, bool Encode, class Exec = DefaultExecutionSpace>
+void run_convert_half(const RunArgs<float>& args) {
+  if constexpr (simd::is_simt<Vec>) run_convert_half_stored<Vec, Folded, false, Encode, Exec>(args);
+  else if (args.fields.component_stride == 1) run_convert_half_stored<Vec, Folded, true, Encode, Exec>(args);
+  else if constexpr (build::kCpuLeftLayout) run_convert_half_stored<Vec, Folded, false, Encode, Exec>(args);
+  else throw std::invalid_argument("the component-major CPU layout is not built");
 }
 
 // Half precision storage (RunFixed16): one layout and link storage, the unit its own

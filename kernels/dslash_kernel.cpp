@@ -166,6 +166,8 @@ void DslashKernel<Real, Space>::select_runners() {
   project_all_runner_ = runners.project_all;
   traffic_runner_ = runners.traffic;
   half_runner_ = runners.dslash_half;
+  encode_runner_ = runners.encode_half;
+  decode_runner_ = runners.decode_half;
   label_ = std::string("dslash_") + to_string(cfg_.kernel) + "_" + where + "_" + prec + "_" + to_string(cfg_.dispatch) +
            (!kDevice && cfg_.layout == SpinorLayout::Left ? "_left" : "") + (cfg_.compress != 18 ? "_r" + std::to_string(cfg_.compress) : "");
 }
@@ -390,13 +392,12 @@ typename DslashKernel<Real, Space>::half_spinors DslashKernel<Real, Space>::allo
   return {View<std::int16_t, 1, LayoutRight, Space>(label + "_codes", reals), View<float, 1, LayoutRight, Space>(label + "_norms", reals / 24)};
 }
 
-// A (site, block)'s norm vector in the half precision buffers, in vectors of W lanes: site-major
-// beside its spinor, else component-major as the spinors' component 0 (RunFixed16).
-namespace {
-std::pair<index_t, index_t> norm_strides(const KernelLayout::Strides& st, int blocks) {
-  return st.component == 1 ? std::pair<index_t, index_t>{blocks, 1} : std::pair<index_t, index_t>{1, st.block / (st.pairs ? 2 : 1)};
+// Site-major: beside its spinor; else component-major, as the spinors' component 0.
+template <class Real, class Space>
+std::pair<index_t, index_t> DslashKernel<Real, Space>::half_norm_strides() const {
+  const KernelLayout::Strides st = spinor_strides();
+  return st.component == 1 ? std::pair<index_t, index_t>{layout_.blocks, 1} : std::pair<index_t, index_t>{1, st.block / (st.pairs ? 2 : 1)};
 }
-}  // namespace
 
 template <class Real, class Space>
 void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, const half_spinors& packed) const {
@@ -408,13 +409,16 @@ void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, c
   const auto norms = create_mirror_view(packed.norms);
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  const auto [ns, nb] = norm_strides(st, B);
+  const auto [ns, nb] = half_norm_strides();
   const index_t sites = static_cast<index_t>(reals.size()) / (24 * B * W);
   parallel_for("pack_half", RangePolicy<>(sites), [&](index_t o) {
     for (int b = 0; b < B; ++b)
       for (int lane = 0; lane < W; ++lane) {
-        float largest = 0;
-        for (int c = 0; c < 24; ++c) largest = std::max(largest, std::abs(static_cast<float>(reals[static_cast<std::size_t>(st.index(o, b, c, lane, W))])));
+        float largest = 0;  // a NaN kept: the site then decodes as NaN
+        for (int c = 0; c < 24; ++c) {
+          const float a = std::abs(static_cast<float>(reals[static_cast<std::size_t>(st.index(o, b, c, lane, W))]));
+          largest = a > largest || a != a ? a : largest;
+        }
         const float norm = fixed16::site_norm(largest), scale = fixed16::store_scale(norm);
         norms.data()[(o * ns + b * nb) * W + lane] = norm;
         for (int c = 0; c < 24; ++c) {
@@ -441,7 +445,7 @@ void DslashKernel<Real, Space>::unpack(const half_spinors& packed, std::vector<S
   }
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
-  const auto [ns, nb] = norm_strides(st, B);
+  const auto [ns, nb] = half_norm_strides();
   std::vector<Real> reals(spinor_bytes() / sizeof(Real));
   const index_t sites = static_cast<index_t>(reals.size()) / (24 * B * W);
   parallel_for("unpack_half", RangePolicy<>(sites), [&](index_t o) {
@@ -458,13 +462,39 @@ void DslashKernel<Real, Space>::unpack(const half_spinors& packed, std::vector<S
 }
 
 template <class Real, class Space>
+void DslashKernel<Real, Space>::encode(const spinor_view& in, const half_spinors& out) const {
+  if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
+  if (in.size() * sizeof(Real) != spinor_bytes() || out.codes.size() * sizeof(Real) != spinor_bytes() || out.norms.size() * 24 * sizeof(Real) != spinor_bytes())
+    throw std::invalid_argument(label_ + ": encode's buffers have the wrong size");
+  RunArgs<Real> args = launch_args({});
+  args.launch.dispatch = Dispatch::Range;
+  args.fields.in = in.data();
+  const auto [ns, nb] = half_norm_strides();
+  args.fields.half = {nullptr, nullptr, out.codes.data(), out.norms.data(), nullptr, ns, nb};
+  encode_runner_(args);
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::decode(const half_spinors& in, const spinor_view& out) const {
+  if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
+  if (out.size() * sizeof(Real) != spinor_bytes() || in.codes.size() * sizeof(Real) != spinor_bytes() || in.norms.size() * 24 * sizeof(Real) != spinor_bytes())
+    throw std::invalid_argument(label_ + ": decode's buffers have the wrong size");
+  RunArgs<Real> args = launch_args({});
+  args.launch.dispatch = Dispatch::Range;
+  args.fields.out = out.data();
+  const auto [ns, nb] = half_norm_strides();
+  args.fields.half = {in.codes.data(), in.norms.data(), nullptr, nullptr, nullptr, ns, nb};
+  decode_runner_(args);
+}
+
+template <class Real, class Space>
 void DslashKernel<Real, Space>::apply(const half_spinors& in, const half_spinors& out) const {
   if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
   for (const half_spinors* v : {&in, &out})
     if (v->codes.size() * sizeof(Real) != spinor_bytes() || v->norms.size() * 24 * sizeof(Real) != spinor_bytes())
       throw std::invalid_argument(label_ + ": half precision spinor buffers have the wrong size");
   RunArgs<Real> args = launch_args({});
-  const auto [ns, nb] = norm_strides(spinor_strides(), layout_.blocks);
+  const auto [ns, nb] = half_norm_strides();
   args.fields.half = {in.codes.data(), in.norms.data(), out.codes.data(), out.norms.data(), half_links_.data(), ns, nb};
   half_runner_(args);
 }

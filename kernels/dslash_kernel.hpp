@@ -170,6 +170,13 @@ class DslashKernel {
   void unpack(const half_spinors& packed, std::vector<SpinorField<Real>>& out) const;
   // One launch of a half precision kernel (the whole lattice; no halo, no epilogue).
   void apply(const half_spinors& in, const half_spinors& out) const;
+  // Floats in this kernel's layout <-> its half buffers, on the device where Space is (the
+  // conversions of a half precision kernel's inputs and outputs: solvers/half_hopping.hpp).
+  void encode(const spinor_view& in, const half_spinors& out) const;
+  void decode(const half_spinors& in, const spinor_view& out) const;
+  // Where a (site, block)'s norm vector of W lanes is in its half buffers, in vectors: site x first
+  // + block x second (RunFixed16).
+  std::pair<index_t, index_t> half_norm_strides() const;
 
   // One launch of D on the output sites (opts: a t slab, the received halo). CPU: the split
   // directions' hops are left out unless opts.received holds them (DslashFaces::complete adds them).
@@ -247,7 +254,7 @@ class DslashKernel {
   spinor_view links_;
   View<std::int16_t, 1, LayoutRight, Space> half_links_;  // config().half: the links' codes instead
   DslashRunner<Real> runner_ = nullptr;
-  DslashRunner<Real> half_runner_ = nullptr;
+  DslashRunner<Real> half_runner_ = nullptr, encode_runner_ = nullptr, decode_runner_ = nullptr;
   FaceRunner<Real> face_runner_ = nullptr;
   FacesProjectRunner<Real> project_all_runner_ = nullptr;
   DslashRunner<Real> traffic_runner_ = nullptr;

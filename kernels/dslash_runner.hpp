@@ -217,6 +217,9 @@ struct FamilyRunners {
   FacesProjectRunner<Real> project_all = nullptr;
   DslashRunner<Real> traffic = nullptr;
   DslashRunner<Real> dslash_half = nullptr;  // half precision storage (Real = float; RunFixed16)
+  // Its conversions in the family's layout: floats at fields.in -> fields.half.out, and
+  // fields.half.in -> floats at fields.out.
+  DslashRunner<Real> encode_half = nullptr, decode_half = nullptr;
 };
 
 // What one instruction set's build provides to a kernel: the runners of each family, indexed by KernelFamily.

@@ -85,6 +85,7 @@ SolveOutcome solve_all(const SolveConfig& c, const GaugeField<double>& u, const 
   if constexpr (!std::is_same_v<Real, Sloppy>) {
     DslashConfig sloppy_cfg = c.kernel;
     sloppy_cfg.compress = c.sloppy_compress != 0 ? c.sloppy_compress : c.kernel.compress;
+    sloppy_cfg.half = c.sloppy_half;
     own_sloppy.emplace(make_operator<Sloppy, Space>(c, u, sloppy_cfg));
   }
   const EvenOddWilson<Sloppy, Space>& sloppy = [&]() -> const EvenOddWilson<Sloppy, Space>& {

@@ -8,9 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <stdexcept>
+#include <type_traits>
 
 #include "dslash/lattice/field_ops.hpp"
+#include "solvers/half_hopping.hpp"
 #include "solvers/rhs_blas.hpp"
 
 namespace dslash {
@@ -30,11 +33,20 @@ double checked_mass(double mass) {
   return mass;
 }
 
+// One process's hopping term: half precision storage where config.half asks (float only; a double
+// kernel refuses it with the reason), else the kernels in Real.
+template <class Real, class Space>
+std::shared_ptr<const HoppingTerm<Real, Space>> local_hopping(const GaugeField<Real>& u, const DslashConfig& config) {
+  if constexpr (std::is_same_v<Real, float>)
+    if (config.half) return std::make_shared<const HalfHopping<Space>>(u, config);
+  return std::make_shared<const LocalHopping<Real, Space>>(u, config);
+}
+
 }  // namespace eo_wilson_detail
 
 template <class Real, class Space>
 EvenOddWilson<Real, Space>::EvenOddWilson(const GaugeField<Real>& u, double mass, const DslashConfig& config)
-    : EvenOddWilson(std::make_shared<const LocalHopping<Real, Space>>(u, config), eo_wilson_detail::checked_mass<Real>(mass)) {}
+    : EvenOddWilson(eo_wilson_detail::local_hopping<Real, Space>(u, config), eo_wilson_detail::checked_mass<Real>(mass)) {}
 
 template <class Real, class Space>
 EvenOddWilson<Real, Space>::EvenOddWilson(std::shared_ptr<const HoppingTerm<Real, Space>> hopping, double mass)

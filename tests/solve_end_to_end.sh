@@ -46,6 +46,10 @@ solve naive_nrhs --in b8.npy --nrhs 8 --prec mixed --tol 1e-10 --reliable-delta 
 solve sloppy12 --in b.npy --prec mixed --tol 1e-10 --compress-sloppy 12
 grep -q "links 18 / 12 (single) reals" sloppy12.txt || fail "--compress-sloppy 12: not in the header: $(head -1 sloppy12.txt)"
 solve both12 --in b.npy --prec double --tol 1e-10 --compress 12 --kernel vnode
+# Double-half: the iterated operator in half precision storage, x to the double tolerance.
+solve half_mixed --in b.npy --prec mixed --tol 1e-10 --sloppy half --kernel vnode
+grep -q "mixed (double-half) precision" half_mixed.txt || fail "--sloppy half: not in the header: $(head -1 half_mixed.txt)"
+grep -q '"sloppy": "half"' half_mixed.json || fail "--sloppy half: not in the JSON"
 grep -q "8 right-hand sides in one solve" mrhs_mixed.txt || fail "mrhs: not one solve of 8"
 # Block solves: 7 sources (a prime: no whole vector of lanes) in one block, each its own CG or
 # BiCGStab; and the 12 spin-colour point sources of a site, one propagator file.
@@ -178,6 +182,7 @@ expect_message "error: --tile applies to --dispatch mdrange$" "${ok[@]}" --mass 
 expect_message "error: --tile '2.2.2.two': expected four sizes a.b.c.d" "${ok[@]}" --mass 0.1 --dispatch mdrange --tile 2.2.2.two
 expect_message "--mass nan: not a finite number" "${ok[@]}" --mass nan
 expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol 0
+expect_message "error: --sloppy applies to --prec mixed$" "${ok[@]}" --mass 0.1 --sloppy half
 expect_message "--tol must be positive" "${ok[@]}" --mass 0.1 --tol -1e-10
 expect_message "--maxiter 0: too small" "${ok[@]}" --mass 0.1 --maxiter 0
 expect_message "--reliable-delta must be in (0, 1)" "${ok[@]}" --mass 0.1 --reliable-delta 1

@@ -36,6 +36,7 @@ SolveConfig solve_config(const SolveOptions& o, int per_solve, int print_every) 
                 .reliable_delta = o.reliable_delta,
                 .kernel = o.k.config(o.kernel, per_solve),
                 .sloppy_compress = o.sloppy_compress(),
+                .sloppy_half = o.sloppy_half,
                 .profile = o.profile};
   if (print_every <= 0) return c;
   // On a terminal one line, rewritten in place; else a line every print_every iterations.
@@ -99,6 +100,8 @@ void add_solve_command(CLI::App& app, int& exit_code) {
   cmd->add_option("--compress-sloppy", o->compress_sloppy,
                   "--prec mixed: the reals per link of the single-precision operator (QUDA's --recon-sloppy) [default: as --compress]")
       ->check(CLI::IsMember({18, 12, 8}));
+  add_choice_option(*cmd, "--sloppy", o->sloppy_half, {{"single", false}, {"half", true}},
+                    "--prec mixed: the iterated operator's storage, single or half (16-bit, single's arithmetic: a double-half solve)");
   add_int_option(*cmd, "--threads", o->threads, 1, 4096, "OpenMP threads (default: OMP_NUM_THREADS or all cores)");
   add_schedule_option(*cmd);
   add_int_option(*cmd, "--print-every", o->print_every, 0, 100000000,
@@ -120,6 +123,8 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     reject_simd_for_naive(o->kernel, o->k.simd);
     if (!(4 + o->mass > 0)) throw std::invalid_argument("--mass " + cmd->get_option("--mass")->as<std::string>() + ": 4 + m must be positive (the Wilson matrix's diagonal)");
     if (o->compress_sloppy != 0 && o->prec != SolvePrecision::Mixed) throw std::invalid_argument("--compress-sloppy applies to --prec mixed");
+    if (cmd->count("--sloppy") != 0 && o->prec != SolvePrecision::Mixed) throw std::invalid_argument("--sloppy applies to --prec mixed");
+    if (o->sloppy_half && distributed) throw std::invalid_argument("--sloppy half runs in one process (the half kernels have no halo exchange yet)");
     if (!(o->tol > 0)) throw std::invalid_argument("--tol must be positive");
     if (!(o->reliable_delta > 0 && o->reliable_delta < 1)) throw std::invalid_argument("--reliable-delta must be in (0, 1)");
     if (o->threads > 0) {

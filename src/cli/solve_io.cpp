@@ -89,10 +89,10 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
   const DslashConfig& cfg = out.config;
 
   const std::string links = o.sloppy_compress() != o.k.compress
-                                ? std::to_string(o.k.compress) + " / " + std::to_string(o.sloppy_compress()) + " (single)"
+                                ? std::to_string(o.k.compress) + " / " + std::to_string(o.sloppy_compress()) + (o.sloppy_half ? " (half)" : " (single)")
                                 : std::to_string(o.k.compress);
-  std::printf("solve: %s, %s precision, kernel %s (%s, %s, %s, links %s reals), %s, m = %g, tol %.1e, %s%s\n", to_string(o.solver), to_string(o.prec),
-              to_string(o.kernel), to_string(o.backend), to_string(cfg.dispatch), to_string(cfg.isa), links.c_str(), where.c_str(), o.mass, o.tol,
+  std::printf("solve: %s, %s%s precision, kernel %s (%s, %s, %s, links %s reals), %s, m = %g, tol %.1e, %s%s\n", to_string(o.solver), to_string(o.prec),
+              o.sloppy_half ? " (double-half)" : "", to_string(o.kernel), to_string(o.backend), to_string(cfg.dispatch), to_string(cfg.isa), links.c_str(), where.c_str(), o.mass, o.tol,
               rhs_text(n).c_str(), per_solve > 1 ? " in one solve" : "");
   std::printf("%s: %d iterations, %d reliable updates, %.4f s (%.4f s of it setup: allocating the solver's vectors), %.4f ms per iteration\n",
               converged ? "converged" : "NOT converged", t.iterations, t.reliable_updates, t.time_s, t.setup_s, 1e3 * t.per_iteration_s());
@@ -154,7 +154,7 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
         {"nrhs", n}, {"mass", o.mass}, {"solver", to_string(o.solver)}, {"prec", to_string(o.prec)}, {"tol", o.tol}, {"maxiter", o.maxiter},
         {"reliable_delta", o.reliable_delta}, {"kernel", to_string(o.kernel)}, {"dispatch", to_string(cfg.dispatch)},
         {"simd", to_string(cfg.isa)}, {"layout", to_string(cfg.layout)},
-        {"compress", o.k.compress}, {"compress_sloppy", o.sloppy_compress()}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
+        {"compress", o.k.compress}, {"compress_sloppy", o.sloppy_compress()}, {"sloppy", o.prec != SolvePrecision::Mixed ? "none" : o.sloppy_half ? "half" : "single"}, {"rhs_per_solve", per_solve}, {"threads", omp_get_max_threads()},
         {"grid", o.mpi.grid.empty() ? "1.1.1.1" : o.mpi.grid}, {"ranks", mpi_world_size()},
         {"halo_transport", out.halo ? out.halo->transport : "none"},
         {"backend", to_string(o.backend)}, {"git", bench::git_revision()}, {"compiler", bench::compiler_description()}, {"flags", bench::build_flags()},

@@ -28,6 +28,7 @@ struct SolveOptions {
   double mass = 0, tol = 1e-10, reliable_delta = SolverParams{}.reliable_delta;
   int maxiter = 1000, nrhs = 0, threads = 0;
   int compress_sloppy = 0;  // --prec mixed (refused otherwise): the reals per link of the single-precision operator (0: as --compress)
+  bool sloppy_half = false;  // --sloppy half (--prec mixed only): that operator in half precision storage
   int print_every = -1;  // -1: not given (10 on a terminal, else none)
   bool profile = false;
   KernelOptions k;
