@@ -399,66 +399,19 @@ std::pair<index_t, index_t> DslashKernel<Real, Space>::half_norm_strides() const
   return st.component == 1 ? std::pair<index_t, index_t>{layout_.blocks, 1} : std::pair<index_t, index_t>{1, st.block / (st.pairs ? 2 : 1)};
 }
 
+// Through a buffer of floats in this kernel's layout, converted where the kernel runs.
 template <class Real, class Space>
 void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, const half_spinors& packed) const {
-  if (packed.codes.size() * sizeof(Real) != spinor_bytes() || packed.norms.size() * 24 * sizeof(Real) != spinor_bytes())
-    throw std::invalid_argument(label_ + ": packed half precision buffers have the wrong size");
-  std::vector<Real> reals(spinor_bytes() / sizeof(Real));
-  pack_host(in, reals.data());
-  const auto codes = create_mirror_view(packed.codes);
-  const auto norms = create_mirror_view(packed.norms);
-  const int W = layout_.lanes, B = layout_.blocks;
-  const KernelLayout::Strides st = spinor_strides();
-  const auto [ns, nb] = half_norm_strides();
-  const index_t sites = static_cast<index_t>(reals.size()) / (24 * B * W);
-  parallel_for("pack_half", RangePolicy<>(sites), [&](index_t o) {
-    for (int b = 0; b < B; ++b)
-      for (int lane = 0; lane < W; ++lane) {
-        float largest = 0;  // a NaN kept: the site then decodes as NaN
-        for (int c = 0; c < 24; ++c) {
-          const float a = std::abs(static_cast<float>(reals[static_cast<std::size_t>(st.index(o, b, c, lane, W))]));
-          largest = a > largest || a != a ? a : largest;
-        }
-        const float norm = fixed16::site_norm(largest), scale = fixed16::store_scale(norm);
-        norms.data()[(o * ns + b * nb) * W + lane] = norm;
-        for (int c = 0; c < 24; ++c) {
-          const index_t at = st.index(o, b, c, lane, W);
-          codes.data()[at] = fixed16::to_code(static_cast<float>(reals[static_cast<std::size_t>(at)]), scale);
-        }
-      }
-  });
-  if constexpr (!Space::host_accessible) {
-    deep_copy(packed.codes, codes);
-    deep_copy(packed.norms, norms);
-  }
+  const spinor_view floats = allocate_spinors(label_ + "_pack");
+  pack(in, floats);
+  encode(floats, packed);
 }
 
 template <class Real, class Space>
 void DslashKernel<Real, Space>::unpack(const half_spinors& packed, std::vector<SpinorField<Real>>& out) const {
-  if (packed.codes.size() * sizeof(Real) != spinor_bytes() || packed.norms.size() * 24 * sizeof(Real) != spinor_bytes())
-    throw std::invalid_argument(label_ + ": packed half precision buffers have the wrong size");
-  const auto codes = create_mirror_view(packed.codes);
-  const auto norms = create_mirror_view(packed.norms);
-  if constexpr (!Space::host_accessible) {
-    deep_copy(codes, packed.codes);
-    deep_copy(norms, packed.norms);
-  }
-  const int W = layout_.lanes, B = layout_.blocks;
-  const KernelLayout::Strides st = spinor_strides();
-  const auto [ns, nb] = half_norm_strides();
-  std::vector<Real> reals(spinor_bytes() / sizeof(Real));
-  const index_t sites = static_cast<index_t>(reals.size()) / (24 * B * W);
-  parallel_for("unpack_half", RangePolicy<>(sites), [&](index_t o) {
-    for (int b = 0; b < B; ++b)
-      for (int lane = 0; lane < W; ++lane) {
-        const float scale = fixed16::load_scale(norms.data()[(o * ns + b * nb) * W + lane]);
-        for (int c = 0; c < 24; ++c) {
-          const index_t at = st.index(o, b, c, lane, W);
-          reals[static_cast<std::size_t>(at)] = fixed16::to_float(codes.data()[at], scale);
-        }
-      }
-  });
-  unpack_host(reals.data(), out);
+  const spinor_view floats = allocate_spinors(label_ + "_unpack");
+  decode(packed, floats);
+  unpack(floats, out);
 }
 
 template <class Real, class Space>
