@@ -415,41 +415,39 @@ void DslashKernel<Real, Space>::unpack(const half_spinors& packed, std::vector<S
 }
 
 template <class Real, class Space>
-void DslashKernel<Real, Space>::encode(const spinor_view& in, const half_spinors& out) const {
+RunArgs<Real> DslashKernel<Real, Space>::half_args(const half_spinors* in, const half_spinors* out) const {
   if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
-  if (in.size() * sizeof(Real) != spinor_bytes() || out.codes.size() * sizeof(Real) != spinor_bytes() || out.norms.size() * 24 * sizeof(Real) != spinor_bytes())
-    throw std::invalid_argument(label_ + ": encode's buffers have the wrong size");
+  for (const half_spinors* v : {in, out})
+    if (v != nullptr && (v->codes.size() * sizeof(Real) != spinor_bytes() || v->norms.size() * 24 * sizeof(Real) != spinor_bytes()))
+      throw std::invalid_argument(label_ + ": half precision spinor buffers have the wrong size");
   RunArgs<Real> args = launch_args({});
+  const auto [ns, nb] = half_norm_strides();
+  args.fields.half = {in != nullptr ? in->codes.data() : nullptr, in != nullptr ? in->norms.data() : nullptr, out != nullptr ? out->codes.data() : nullptr,
+                      out != nullptr ? out->norms.data() : nullptr, half_links_.data(), ns, nb};
+  return args;
+}
+
+template <class Real, class Space>
+void DslashKernel<Real, Space>::encode(const spinor_view& in, const half_spinors& out) const {
+  RunArgs<Real> args = half_args(nullptr, &out);
+  if (in.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": encode's buffer has the wrong size");
   args.launch.dispatch = Dispatch::Range;
   args.fields.in = in.data();
-  const auto [ns, nb] = half_norm_strides();
-  args.fields.half = {nullptr, nullptr, out.codes.data(), out.norms.data(), nullptr, ns, nb};
   encode_runner_(args);
 }
 
 template <class Real, class Space>
 void DslashKernel<Real, Space>::decode(const half_spinors& in, const spinor_view& out) const {
-  if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
-  if (out.size() * sizeof(Real) != spinor_bytes() || in.codes.size() * sizeof(Real) != spinor_bytes() || in.norms.size() * 24 * sizeof(Real) != spinor_bytes())
-    throw std::invalid_argument(label_ + ": decode's buffers have the wrong size");
-  RunArgs<Real> args = launch_args({});
+  RunArgs<Real> args = half_args(&in, nullptr);
+  if (out.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": decode's buffer has the wrong size");
   args.launch.dispatch = Dispatch::Range;
   args.fields.out = out.data();
-  const auto [ns, nb] = half_norm_strides();
-  args.fields.half = {in.codes.data(), in.norms.data(), nullptr, nullptr, nullptr, ns, nb};
   decode_runner_(args);
 }
 
 template <class Real, class Space>
 void DslashKernel<Real, Space>::apply(const half_spinors& in, const half_spinors& out) const {
-  if (!cfg_.half) throw std::invalid_argument(label_ + ": half precision buffers are for a half precision kernel (config().half)");
-  for (const half_spinors* v : {&in, &out})
-    if (v->codes.size() * sizeof(Real) != spinor_bytes() || v->norms.size() * 24 * sizeof(Real) != spinor_bytes())
-      throw std::invalid_argument(label_ + ": half precision spinor buffers have the wrong size");
-  RunArgs<Real> args = launch_args({});
-  const auto [ns, nb] = half_norm_strides();
-  args.fields.half = {in.codes.data(), in.norms.data(), out.codes.data(), out.norms.data(), half_links_.data(), ns, nb};
-  half_runner_(args);
+  half_runner_(half_args(&in, &out));
 }
 
 template <class Real, class Space>

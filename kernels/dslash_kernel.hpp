@@ -244,6 +244,7 @@ class DslashKernel {
   // The checks every launch makes (buffer sizes, the slab, the received halo), and its arguments.
   RunArgs<Real> run_args(const spinor_view& in, const spinor_view& out, const ApplyOptions<Real>& opts) const;
   RunArgs<Real> launch_args(const ApplyOptions<Real>& opts) const;  // run_args without the buffers
+  RunArgs<Real> half_args(const half_spinors* in, const half_spinors* out) const;  // a half precision launch's, with its checks
   // Where the kernel's outer sites are: output sites over the folded lanes.
   index_t outer_sites() const { return output_sites() / (layout_.folded ? layout_.lanes : 1); }
 
