@@ -554,13 +554,15 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, CompressedLinks, ::testing::ValuesIn(comp
 
 // Half precision storage: every single-precision variant that DSLASH_HALF_ISAS builds, with 18, 12
 // and 8 stored reals a link, against the reference within the format's bounds
-// (tests/dslash_kernel_checks.hpp), the odd launch shapes, in both spinor layouts.
+// (tests/dslash_kernel_checks.hpp), the odd launch shapes, in both spinor layouts: each parity,
+// and each dagger, once (the body's parity and dagger code is single's, tested above).
 class HalfPrecision : public DslashKernels {};
 
 TEST_P(HalfPrecision, AgreesWithTheReference) {
   DslashConfig cfg = config();
   test::expect_half_agrees_with_reference<HostSpace>(fixture<float>(), cfg,
-                                                     cfg.compress == 18 ? kEveryCase : std::vector<std::pair<Subset, bool>>{{Subset::Even, false}, {Subset::Full, true}});
+                                                     cfg.compress == 18 ? std::vector<std::pair<Subset, bool>>{{Subset::Even, false}, {Subset::Full, true}}
+                                                                        : std::vector<std::pair<Subset, bool>>{{Subset::Even, true}});
   cfg.layout = test::left_layout_if_built();
   test::expect_half_agrees_with_reference<HostSpace>(fixture<float>(), cfg, {{Subset::Odd, true}});
 }
@@ -580,6 +582,7 @@ INSTANTIATE_TEST_SUITE_P(EveryVariant, HalfPrecision, ::testing::ValuesIn(half_v
 // What half precision does not hold yet is refused with the reason, before any work: double
 // arithmetic, a halo, the xpay epilogue, single precision buffers. A zero spinor stays zero.
 TEST(HalfPrecisionKernel, RefusesWhatItDoesNotHoldAndKeepsZeroSitesZero) {
+  if (!half_built(KernelFamily::Naive, SimdIsa::Scalar)) GTEST_SKIP() << "half precision is not built for naive (scalar)";
   DslashConfig cfg;
   cfg.half = true;
   EXPECT_THROW((DslashKernel<double>(fixture<double>().u, cfg)), std::invalid_argument);
