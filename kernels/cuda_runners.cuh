@@ -144,15 +144,9 @@ RunnerTable<Real> cuda_runners() {
   t.family[static_cast<int>(KernelFamily::Mrhs)] = {&kernels::run_dslash<Real, Lanes, false, Cuda>, &kernels::run_faces<Real, Lanes, false, Cuda>};
   t.family[static_cast<int>(KernelFamily::Vnode)] = {&kernels::run_dslash<Real, Lanes, true, Cuda>, &kernels::run_faces<Real, Lanes, true, Cuda>};
   if constexpr (std::is_same_v<Real, float>) {
-    const auto with_half = [&]<class Vec, bool Folded>(KernelFamily k) {
-      FamilyRunners<Real>& f = t.family[static_cast<int>(k)];
-      f.dslash_half = &kernels::run_dslash_half<Vec, Folded, Cuda>;
-      f.encode_half = &kernels::run_convert_half<Vec, Folded, true, Cuda>;
-      f.decode_half = &kernels::run_convert_half<Vec, Folded, false, Cuda>;
-    };
-    with_half.template operator()<OneLane, false>(KernelFamily::Naive);
-    with_half.template operator()<Lanes, false>(KernelFamily::Mrhs);
-    with_half.template operator()<Lanes, true>(KernelFamily::Vnode);
+    kernels::set_half_runners<OneLane, false, Cuda>(t.family[static_cast<int>(KernelFamily::Naive)]);
+    kernels::set_half_runners<Lanes, false, Cuda>(t.family[static_cast<int>(KernelFamily::Mrhs)]);
+    kernels::set_half_runners<Lanes, true, Cuda>(t.family[static_cast<int>(KernelFamily::Vnode)]);
   }
   return t;
 }

@@ -430,9 +430,10 @@ struct DslashBody {
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
         ((both_rows<Dagger, H>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
-      if (!Half && boundary && halo_in_kernel) {
-        [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, psi[H], wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
-      }
+      if constexpr (!Half)  // half precision has no halo (DslashKernel refuses it)
+        if (boundary && halo_in_kernel) {
+          [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, psi[H], wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
+        }
       store(acc, i, b, boundary && !halo_in_kernel, sums);
     }
   }
@@ -444,10 +445,8 @@ struct DslashBody {
   // psi: the local vector the hop's wrapped index reads (spinor(nb, b)); the neighbour's vector of
   // the same index is its face vector.
   template <bool Dagger, int H>
-  DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, const SpinorRef& psi, bool wraps, const Stored* links) const {
+  DSLASH_FORCE_INLINE void add_received(C (&acc)[3][4], index_t i, int b, const Real* psi, bool wraps, const Real* links) const {
     constexpr int Mu = H / 2, S = sign<Dagger, H>(), Hop = H % 2;
-    if constexpr (Half) return;  // half precision has no halo (DslashKernel refuses it)
-    else {
     const Real* message = a.halo.received.message[Mu][Hop];
     const Real* neighbour_in = a.halo.received.neighbour_in[Mu][Hop];
     if (!wraps || !a.halo.split[Mu] || (message == nullptr && neighbour_in == nullptr)) return;
@@ -480,7 +479,6 @@ struct DslashBody {
       C uh[2];
       mat_vec_row(face_link + r * kRowReals, h, uh);
       reconstruct<Mu, S>(acc[r], uh);
-    }
     }
   }
 
@@ -753,28 +751,32 @@ void launch_dslash(const RunArgs<Real>& args) {
     if (args.epilogue.sums_into.device == nullptr) *args.epilogue.sums = sums;
 }
 
-// Calls launch<SiteMajor, Reals>() for the layout and gauge compression of args: each is a template
-// parameter, so every offset and the link rebuild are known at compile time. Only what the build
-// holds (kernels/kernel_build.hpp) is instantiated; DslashKernel refuses the rest before a launch.
+// Calls launch<SiteMajor>() for the layout of args, and with_layout_and_compression
+// launch<SiteMajor, Reals>() for its gauge compression too: each is a template parameter, so every
+// offset and the link rebuild are known at compile time. Only what the build holds
+// (kernels/kernel_build.hpp) is instantiated; DslashKernel refuses the rest before a launch.
 // ComponentMajorOnly: the layout is known to be component-major (the GPU's), whatever the strides.
 template <bool ComponentMajorOnly = false, class Real, class Launch>
+void with_layout(const RunArgs<Real>& args, const Launch& launch) {
+  if constexpr (ComponentMajorOnly) {
+    launch.template operator()<false>();
+  } else if (args.fields.component_stride == 1) {
+    launch.template operator()<true>();
+  } else {
+    if constexpr (!build::kCpuLeftLayout) throw std::invalid_argument("the component-major CPU layout is not built");
+    else launch.template operator()<false>();
+  }
+}
+template <bool ComponentMajorOnly = false, class Real, class Launch>
 void with_layout_and_compression(const RunArgs<Real>& args, const Launch& launch) {
-  const auto with_reals = [&]<bool SiteMajor>() {
+  with_layout<ComponentMajorOnly>(args, [&]<bool SiteMajor>() {
     if constexpr (build::kLinks12)
       if (args.fields.reals_per_link == 12) return launch.template operator()<SiteMajor, 12>();
     if constexpr (build::kLinks8)
       if (args.fields.reals_per_link == 8) return launch.template operator()<SiteMajor, 8>();
     if (args.fields.reals_per_link != 18) throw std::invalid_argument("links of " + std::to_string(args.fields.reals_per_link) + " reals are not built");
     launch.template operator()<SiteMajor, 18>();
-  };
-  if constexpr (ComponentMajorOnly) {
-    with_reals.template operator()<false>();
-  } else if (args.fields.component_stride == 1) {
-    with_reals.template operator()<true>();
-  } else {
-    if constexpr (!build::kCpuLeftLayout) throw std::invalid_argument("the component-major CPU layout is not built");
-    else with_reals.template operator()<false>();
-  }
+  });
 }
 
 // The family of a GPU kernel (SIMT lanes): naive one lane a site, vnode folded, mrhs neither.
@@ -821,11 +823,13 @@ void run_convert_half_stored(const RunArgs<float>& args) {
 }
 template <class Vec, bool Folded, bool Encode, class Exec = DefaultExecutionSpace>
 void run_convert_half(const RunArgs<float>& args) {
-  if constexpr (simd::is_simt<Vec>) run_convert_half_stored<Vec, Folded, false, Encode, Exec>(args);
-  else if (args.fields.component_stride == 1) run_convert_half_stored<Vec, Folded, true, Encode, Exec>(args);
-  else if constexpr (build::kCpuLeftLayout) run_convert_half_stored<Vec, Folded, false, Encode, Exec>(args);
-  else throw std::invalid_argument("the component-major CPU layout is not built");
+  with_layout<simd::is_simt<Vec>>(args, [&]<bool SiteMajor>() { run_convert_half_stored<Vec, Folded, SiteMajor, Encode, Exec>(args); });
 }
+
+// A family's half precision runners, in every table (kernels/runner_table.hpp, cuda_runners.cuh):
+// the Dslash and the conversions.
+template <class Vec, bool Folded, class Exec = DefaultExecutionSpace>
+void set_half_runners(FamilyRunners<float>& f);
 
 // Half precision storage (RunFixed16): one layout and link storage, the unit its own
 // (kernels/isa_kernels.cpp.in), and the family's entry.
@@ -836,6 +840,13 @@ void run_dslash_half_stored(const RunArgs<float>& args) {
 template <class Vec, bool Folded, class Exec = DefaultExecutionSpace>
 void run_dslash_half(const RunArgs<float>& args) {
   with_layout_and_compression<simd::is_simt<Vec>>(args, [&]<bool SiteMajor, int Reals>() { run_dslash_half_stored<Vec, Folded, SiteMajor, Reals, Exec>(args); });
+}
+
+template <class Vec, bool Folded, class Exec>
+void set_half_runners(FamilyRunners<float>& f) {
+  f.dslash_half = &run_dslash_half<Vec, Folded, Exec>;
+  f.encode_half = &run_convert_half<Vec, Folded, true, Exec>;
+  f.decode_half = &run_convert_half<Vec, Folded, false, Exec>;
 }
 
 }  // namespace dslash::kernels

@@ -322,20 +322,10 @@ void DslashKernel<Real, Space>::pack(const std::vector<SpinorField<Real>>& in, c
     if (f.subset() != in_subset() || !(f.geometry() == geom_))
       throw std::invalid_argument(label_ + ": input spinors must be " + to_string(in_subset()) + " fields on " + geom_.to_string());
   if (packed.size() * sizeof(Real) != spinor_bytes()) throw std::invalid_argument(label_ + ": packed buffer has the wrong size");
-  const auto host = create_mirror_view(packed);  // packed itself in host memory
-  pack_host(in, host.data());
-  if constexpr (!Space::host_accessible) deep_copy(packed, host);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::pack_host(const std::vector<SpinorField<Real>>& in, Real* p) const {
-  if (static_cast<int>(in.size()) != cfg_.nrhs)
-    throw std::invalid_argument(label_ + ": expects " + std::to_string(cfg_.nrhs) + " input spinors, got " + std::to_string(in.size()));
-  for (const auto& f : in)
-    if (f.subset() != in_subset() || !(f.geometry() == geom_))
-      throw std::invalid_argument(label_ + ": input spinors must be " + to_string(in_subset()) + " fields on " + geom_.to_string());
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
+  const auto host = create_mirror_view(packed);  // packed itself in host memory
+  Real* p = host.data();
   for_each_slot(in_subset(), [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
       const int rhs = layout_.folded ? 0 : b * W + lane;
@@ -347,21 +337,18 @@ void DslashKernel<Real, Space>::pack_host(const std::vector<SpinorField<Real>>& 
       }
     }
   });
+  if constexpr (!Space::host_accessible) deep_copy(packed, host);
 }
 
 template <class Real, class Space>
 void DslashKernel<Real, Space>::unpack(const spinor_view& packed, std::vector<SpinorField<Real>>& out) const {
-  const auto host = create_mirror_view(packed);
-  if constexpr (!Space::host_accessible) deep_copy(host, packed);
-  unpack_host(host.data(), out);
-}
-
-template <class Real, class Space>
-void DslashKernel<Real, Space>::unpack_host(const Real* p, std::vector<SpinorField<Real>>& out) const {
   out.clear();
   for (int r = 0; r < cfg_.nrhs; ++r) out.emplace_back(geom_, cfg_.out, label_ + "_out");
   const int W = layout_.lanes, B = layout_.blocks;
   const KernelLayout::Strides st = spinor_strides();
+  const auto host = create_mirror_view(packed);
+  if constexpr (!Space::host_accessible) deep_copy(host, packed);
+  const Real* p = host.data();
   for_each_slot(cfg_.out, [&](index_t i, int lane, index_t o, site_t) {
     for (int b = 0; b < B; ++b) {
       const int rhs = layout_.folded ? 0 : b * W + lane;

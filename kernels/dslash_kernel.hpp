@@ -231,9 +231,6 @@ class DslashKernel {
   void pack_links(const GaugeField<Real>& u, const FaceLinks<Real>* below, const std::string& what);
   // set_launch's checks and resolution on cfg, for a kernel of `lanes` lanes.
   static void launch(DslashConfig& cfg, int lanes, const std::array<index_t, 4>& tile, int team_size, index_t sites_per_team);
-  // The packed reals of `in` in this kernel's layout, in host memory (pack's first step), and back.
-  void pack_host(const std::vector<SpinorField<Real>>& in, Real* p) const;
-  void unpack_host(const Real* p, std::vector<SpinorField<Real>>& out) const;
   // Calls f(storage index in a `subset` field, lane, packed outer index) for every packed slot.
   template <class F>
   void for_each_slot(Subset subset, const F& f) const;

@@ -86,14 +86,6 @@ void probe_complex_op(SimdOp op, const typename Vec::value_type* a, const typena
   if (op == SimdOp::StreamStore) simd::store_fence();
 }
 
-// A family's half precision runners: the Dslash (its units: isa_half_kernels.cpp.in) and the conversions.
-template <class Vec, bool Folded>
-void with_half(FamilyRunners<float>& f) {
-  f.dslash_half = &run_dslash_half<Vec, Folded>;
-  f.encode_half = &run_convert_half<Vec, Folded, true>;
-  f.decode_half = &run_convert_half<Vec, Folded, false>;
-}
-
 // naive is the one-lane unfolded body (the scalar set's mrhs); vnode where its units are built;
 // half precision (float tables) where DSLASH_HALF_ISAS builds it.
 template <class Real, class Vec, bool WithVnode, bool WithHalf = false>
@@ -101,12 +93,12 @@ RunnerTable<Real> runner_table() {
   RunnerTable<Real> t;
   FamilyRunners<Real>& mrhs = t.family[static_cast<int>(KernelFamily::Mrhs)];
   mrhs = {&run_dslash<Real, Vec, false>, &run_faces<Real, Vec, false>, &run_project_all<Real, Vec, false>, &run_traffic<Real, Vec, false>};
-  if constexpr (WithHalf) with_half<Vec, false>(mrhs);
+  if constexpr (WithHalf) set_half_runners<Vec, false>(mrhs);
   if constexpr (Vec::size == 1) t.family[static_cast<int>(KernelFamily::Naive)] = mrhs;
   if constexpr (WithVnode) {
     FamilyRunners<Real>& vnode = t.family[static_cast<int>(KernelFamily::Vnode)];
     vnode = {&run_dslash<Real, Vec, true>, &run_faces<Real, Vec, true>, &run_project_all<Real, Vec, true>, &run_traffic<Real, Vec, true>};
-    if constexpr (WithHalf) with_half<Vec, true>(vnode);
+    if constexpr (WithHalf) set_half_runners<Vec, true>(vnode);
   }
   return t;
 }

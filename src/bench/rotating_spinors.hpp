@@ -18,8 +18,7 @@ class RotatingSpinors {
       : RotatingSpinors(d, fields, sets, [&](const std::string& label) { return d.allocate_spinors(label); }) {}
   // allocate(label): a buffer in d's layout from elsewhere (HaloDslash::allocate_spinors).
   template <class Allocate>
-  RotatingSpinors(const DslashKernel<Real, Space>& d, const std::vector<SpinorField<Real>>& fields, int sets, const Allocate& allocate)
-      : sets_(static_cast<std::size_t>(sets)) {
+  RotatingSpinors(const DslashKernel<Real, Space>& d, const std::vector<SpinorField<Real>>& fields, int sets, const Allocate& allocate) {
     for (int k = 0; k < sets; ++k) {
       if (d.config().half) {
         d.pack(fields, half_in.emplace_back(d.allocate_half_spinors("bench_in")));
@@ -31,7 +30,7 @@ class RotatingSpinors {
     }
   }
   // The next set, in turn; last() is the one whose output the latest call wrote.
-  std::size_t advance() { return last_ = next_++ % sets_; }
+  std::size_t advance() { return last_ = next_++ % (in.empty() ? half_in.size() : in.size()); }
   std::size_t last() const { return last_; }
   // d on set k, and set k's output as fields, whichever storage d keeps.
   void apply(const DslashKernel<Real, Space>& d, std::size_t k) const {
@@ -47,7 +46,7 @@ class RotatingSpinors {
   std::vector<HalfSpinors<Space>> half_in, half_out;
 
  private:
-  std::size_t sets_, next_ = 0, last_ = 0;
+  std::size_t next_ = 0, last_ = 0;
 };
 
 }  // namespace dslash::bench

@@ -153,8 +153,7 @@ void add_apply_command(CLI::App& app) {
     if (opt->backend == Backend::Cuda) require_cuda(*cmd, {"--simd", "--layout"}, opt->mpi.distributed());
     opt->mpi.check_backend(opt->backend);
     reject_simd_for_naive(opt->kernel, opt->k.simd);
-    if (opt->k.prec == Precision::Half && opt->mpi.distributed())
-      throw std::invalid_argument("--prec half runs in one process (its kernels have no halo exchange yet)");
+    reject_half_under_mpi(opt->k.prec, opt->mpi.distributed());
     if (opt->mpi.distributed()) {
 #if defined(DSLASH_HAVE_MPI)
       with_precision_and_backend(opt->k.prec, opt->backend, [&]<class Real, class Space>() { apply_distributed<Real, Space>(*opt); });

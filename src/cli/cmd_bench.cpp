@@ -82,7 +82,7 @@ void add_bench_command(CLI::App& app, int& exit_code) {
     if (o->block_z != 0 && o->k.dispatch && *o->k.dispatch != Dispatch::Team) throw std::invalid_argument("--block-z applies to --dispatch team");
     const bool distributed = o->mpi.distributed();  // in a build without MPI, rejects --mpi with the reason
     if (distributed && o->traffic) throw std::invalid_argument("--traffic applies to single-process runs");
-    if (o->k.prec == Precision::Half && distributed) throw std::invalid_argument("--prec half runs in one process (its kernels have no halo exchange yet)");
+    reject_half_under_mpi(o->k.prec, distributed);
     if (o->k.prec == Precision::Half && o->traffic) throw std::invalid_argument("--traffic has no half precision probe; use --prec single");
     if (o->threads > 0) warn_if_oversubscribed(o->threads);
     if (o->backend == Backend::Cpu && o->k.team_size > 0)

@@ -214,6 +214,10 @@ CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::str
   return add_choice_option(cmd, "--prec", prec, {{"double", Precision::Double}, {"single", Precision::Single}, {"half", Precision::Half}}, help);
 }
 
+void reject_half_under_mpi(Precision prec, bool distributed) {
+  if (prec == Precision::Half && distributed) throw std::invalid_argument("--prec half runs in one process (its kernels have no halo exchange yet)");
+}
+
 CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help) {
   return cmd.add_option_function<std::string>(
       "--tile",
