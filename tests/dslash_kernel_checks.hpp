@@ -163,7 +163,9 @@ void expect_default_launch_shapes_agree(DslashProblem<Real>& p, const DslashConf
   cfg.tile = DslashConfig{}.tile;
   cfg.team_size = DslashConfig{}.team_size;
   cfg.sites_per_team = 0;
-  if (cfg.dispatch == Dispatch::Team) EXPECT_EQ((DslashKernel<Real, Space>(p.u, cfg).config().team_size), Space::host_accessible ? 1 : 32);
+  if (cfg.dispatch == Dispatch::Team) {
+    EXPECT_EQ((DslashKernel<Real, Space>(p.u, cfg).config().team_size), Space::host_accessible ? 1 : 32);
+  }
   expect_agrees_with_reference<Real, Space>(p, cfg);
 }
 

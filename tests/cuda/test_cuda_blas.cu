@@ -23,11 +23,6 @@ namespace {
 
 class CudaBlas : public GpuTest<> {};
 
-template <class Real>
-using HostBuffer = View<Real, 1, LayoutRight, HostSpace>;
-template <class Real>
-using DeviceBuffer = View<Real, 1, LayoutRight, CudaSpace>;
-
 // n reals that differ from buffer to buffer (seed) and from element to element.
 template <class Real>
 HostBuffer<Real> values(std::size_t n, int seed) {
@@ -37,16 +32,8 @@ HostBuffer<Real> values(std::size_t n, int seed) {
 }
 
 template <class Real>
-DeviceBuffer<Real> on_device(const HostBuffer<Real>& h) {
-  DeviceBuffer<Real> d(h.label(), h.size());
-  deep_copy(d, h);
-  return d;
-}
-
-template <class Real>
 void expect_same(const HostBuffer<Real>& host, const DeviceBuffer<Real>& device, const char* what) {
-  const auto back = create_mirror_view(device);
-  deep_copy(back, device);
+  const auto back = on_host(device);
   const double eps = sizeof(Real) == 4 ? 1e-6 : 1e-14;
   for (std::size_t i = 0; i < host.size(); ++i) {
     const double h = host.data()[i], d = back.data()[i];
@@ -58,8 +45,7 @@ void expect_same(const HostBuffer<Real>& host, const DeviceBuffer<Real>& device,
 // rounding of Real at each: `terms` bounds the sum of the magnitudes of what it adds up.
 template <class Real>
 void expect_close(const HostBuffer<Real>& host, const DeviceBuffer<Real>& device, double terms, const char* what) {
-  const auto back = create_mirror_view(device);
-  deep_copy(back, device);
+  const auto back = on_host(device);
   const double tolerance = 8 * std::numeric_limits<Real>::epsilon() * terms;
   for (std::size_t i = 0; i < host.size(); ++i) ASSERT_NEAR(back.data()[i], host.data()[i], tolerance) << what << " at " << i;
 }
@@ -147,9 +133,7 @@ void ratio_passes() {
   axpy_xpay(-q, given.dx, given.dz, given.dy, q);
   axpy_xpay(ratio, read.dx, read.dz, read.dy, DeviceRatio<Real>{Real(1), ratio.num, ratio.den});
   const auto same = [](const DeviceBuffer<Real>& a, const DeviceBuffer<Real>& b, const char* what) {
-    const auto ha = create_mirror_view(a), hb = create_mirror_view(b);
-    deep_copy(ha, a);
-    deep_copy(hb, b);
+    const auto ha = on_host(a), hb = on_host(b);
     for (std::size_t i = 0; i < ha.size(); ++i) ASSERT_EQ(ha.data()[i], hb.data()[i]) << what << " at " << i;
   };
   same(given.dx, read.dx, "p");

@@ -4,7 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
-#include <vector>
+#include <algorithm>
 
 #include "dslash/core.hpp"
 #include "fixed16_cases.hpp"
@@ -15,11 +15,6 @@ namespace dslash {
 namespace {
 
 class CudaFixed16 : public GpuTest<> {};
-
-template <class T>
-using DeviceBuffer = View<T, 1, LayoutRight, CudaSpace>;
-template <class T>
-using HostBuffer = View<T, 1, LayoutRight, HostSpace>;
 
 // Block b, a W-lane vector of W threads, takes cases b W .. b W + W - 1.
 template <int W>
@@ -40,21 +35,6 @@ __global__ void site_scales(const float* m, const float* x, float* norm, float* 
   simd::fixed16_store_scale(n).store_aligned(store_scale + at);
 }
 
-template <class T>
-DeviceBuffer<T> on_device(const std::vector<T>& v) {
-  HostBuffer<T> h("host", v.size());
-  std::copy(v.begin(), v.end(), h.data());
-  DeviceBuffer<T> d("device", v.size());
-  deep_copy(d, h);
-  return d;
-}
-template <class T>
-std::vector<T> on_host(const DeviceBuffer<T>& d) {
-  const auto h = create_mirror_view(d);
-  deep_copy(h, d);
-  return std::vector<T>(h.data(), h.data() + h.size());
-}
-
 template <int W>
 void check_lanes() {
   const auto loads = test::fixed16_loads();
@@ -64,12 +44,12 @@ void check_lanes() {
   const std::size_t n = (cases + W - 1) / W * W;
   // Case i of each list in lane i, its last case again past its end.
   const auto lane = [](const auto& list, std::size_t i) { return list[std::min(i, list.size() - 1)]; };
-  std::vector<std::int16_t> codes(n);
-  std::vector<float> scale(n), x(n), store_scale(n), m(n), site_x(n);
+  HostBuffer<std::int16_t> codes("codes", n);
+  HostBuffer<float> scale("scale", n), x("x", n), store_scale("store_scale", n), m("m", n), site_x("site_x", n);
   for (std::size_t i = 0; i < n; ++i) {
-    codes[i] = lane(loads, i).code, scale[i] = lane(loads, i).scale;
-    x[i] = lane(stores, i).x, store_scale[i] = lane(stores, i).store_scale;
-    m[i] = lane(sites, i).m, site_x[i] = lane(sites, i).x;
+    codes.data()[i] = lane(loads, i).code, scale.data()[i] = lane(loads, i).scale;
+    x.data()[i] = lane(stores, i).x, store_scale.data()[i] = lane(stores, i).store_scale;
+    m.data()[i] = lane(sites, i).m, site_x.data()[i] = lane(sites, i).x;
   }
   DeviceBuffer<float> loaded("loaded", n), norm("norm", n), load_scale("load_scale", n), site_store_scale("site_store_scale", n);
   DeviceBuffer<std::int16_t> stored("stored", n);
@@ -82,9 +62,10 @@ void check_lanes() {
   const auto got_loaded = on_host(loaded);
   const auto got_stored = on_host(stored);
   const auto got_norm = on_host(norm), got_load_scale = on_host(load_scale), got_store_scale = on_host(site_store_scale);
-  for (std::size_t i = 0; i < loads.size(); ++i) test::expect_fixed16_load(loads[i], got_loaded[i]);
-  for (std::size_t i = 0; i < stores.size(); ++i) test::expect_fixed16_store(stores[i], got_stored[i]);
-  for (std::size_t i = 0; i < sites.size(); ++i) test::expect_fixed16_scales(sites[i], got_norm[i], got_load_scale[i], got_store_scale[i]);
+  for (std::size_t i = 0; i < loads.size(); ++i) test::expect_fixed16_load(loads[i], got_loaded.data()[i]);
+  for (std::size_t i = 0; i < stores.size(); ++i) test::expect_fixed16_store(stores[i], got_stored.data()[i]);
+  for (std::size_t i = 0; i < sites.size(); ++i)
+    test::expect_fixed16_scales(sites[i], got_norm.data()[i], got_load_scale.data()[i], got_store_scale.data()[i]);
 }
 
 TEST_F(CudaFixed16, OneLaneAThreadMatchesTheScalarDefinition) { check_lanes<8>(); }
