@@ -98,8 +98,6 @@ typename DslashKernel<Real, Space>::Resolved DslashKernel<Real, Space>::validate
   r.what = std::string(to_string(cfg.kernel)) + " (" + where + ", " + (cfg.half ? "half" : sizeof(Real) == 4 ? "single" : "double") + ")";
   const std::string& what = r.what;
   if (cfg.half && sizeof(Real) != 4) throw std::invalid_argument(what + ": half precision storage computes in single (a float kernel)");
-  if (cfg.half && std::find(cfg.halo.begin(), cfg.halo.end(), true) != cfg.halo.end())
-    throw std::invalid_argument(what + ": half precision has no halo exchange yet (one process)");
   if (!kDevice && !cpu_supports(cfg.isa)) throw std::invalid_argument(what + ": this CPU cannot run " + to_string(cfg.isa));
   const int lanes = cfg.kernel == KernelFamily::Naive ? 1 : simd_lanes(cfg.isa, sizeof(Real));
   if (cfg.nrhs < 1) throw std::invalid_argument(what + ": nrhs must be >= 1");

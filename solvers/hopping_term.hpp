@@ -8,6 +8,7 @@
 #include <array>
 #include <complex>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -45,6 +46,21 @@ class HoppingTerm {
                                ReduceInto<double> norm) const {
     (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result, (void)norm;
     return false;
+  }
+  // result = D_{e<-o} D_{o<-e} in (or the daggers of both), the odd vector between them kept in the
+  // term's own storage (HalfHopping: its half precision codes); false, with nothing done, where it
+  // cannot (it keeps none, or the odd vector's halo needs it in the solver's precision).
+  virtual bool apply_pair(bool dagger, const vector_type& in, const vector_type& result) const {
+    (void)dagger, (void)in, (void)result;
+    return false;
+  }
+  // result = D in, where local() writes this process's own hops into result (kernels of this
+  // term's layout on other storage: HalfHopping's half precision ones) and the hops from other
+  // processes are added to it after (mpi::HaloHopping: projected from in, and completed by the face
+  // kernels). On one process, local() alone.
+  virtual void apply_around(Subset out, bool dagger, const vector_type& in, const vector_type& result, const std::function<void()>& local) const {
+    (void)out, (void)dagger, (void)in, (void)result;
+    local();
   }
   // Partial sums computed on this process -> the sums over every process, in place, in the same
   // order on every call.

@@ -18,6 +18,7 @@
 #include "solvers/block_bicgstab.hpp"
 #include "solvers/block_cg.hpp"
 #include "solvers/cg.hpp"
+#include "solvers/half_hopping.hpp"
 
 namespace dslash {
 
@@ -60,7 +61,16 @@ class LaunchProfile {
 template <class R, class Space>
 EvenOddWilson<R, Space> make_operator(const SolveConfig& c, const GaugeField<double>& u, const DslashConfig& request) {
   const DslashConfig cfg = with_host_cache_policy<R, Space>(request, u.geometry());  // u: this process's block
-  if (c.hopping) return EvenOddWilson<R, Space>(c.hopping->make(convert_precision<R>(u), cfg, Space{}), c.mass);
+  if (c.hopping) {
+    if constexpr (std::is_same_v<R, float>)
+      if (cfg.half) {  // the half kernels inside the single precision term's halo
+        DslashConfig single = cfg;
+        single.half = false;
+        const GaugeField<float> u_single = convert_precision<float>(u);
+        return EvenOddWilson<R, Space>(std::make_shared<const HalfHopping<Space>>(u_single, cfg, c.hopping->make(u_single, single, Space{})), c.mass);
+      }
+    return EvenOddWilson<R, Space>(c.hopping->make(convert_precision<R>(u), cfg, Space{}), c.mass);
+  }
   return EvenOddWilson<R, Space>(convert_precision<R>(u), c.mass, cfg);
 }
 

@@ -120,9 +120,9 @@ class EvenOddWilson {
   std::optional<NormDot> hop_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
                                   const vector_type* w, const vector_type* w2) const;
   // Runs a hopping-term call that returns whether it ran (a GPU's returns before its kernels end); a
-  // call that ran counts as one Dslash application and adds its time.
+  // call that ran counts as `hops` Dslash applications and adds its time.
   template <class Call>
-  auto counted(const Call& call) const;
+  auto counted(const Call& call, int hops = 1) const;
 
   double mass_;
   std::shared_ptr<const HoppingTerm<Real, Space>> hopping_;

@@ -55,6 +55,11 @@ cmp -s x_four.npy x_in_place.npy || fail "solve --cpu-halo inputs is not the sha
 "$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel mrhs --prec mixed --solver bicgstab --mpi 1.2.1.1 --out x_block.npy > /dev/null \
   || fail "solve --kernel mrhs --solver bicgstab over 2 ranks"
 /usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_block.npy || fail "mixed block BiCGStab over 2 ranks differs from one process"
+# A double-half block CG over the ranks: the half kernels take each rank's hops, the halo's travel in single.
+"$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --nrhs 8 --mass -0.2 --kernel mrhs --prec mixed --sloppy half --mpi 1.1.2.1 \
+  --out x_half.npy > solve_half.txt || fail "solve --sloppy half over 2 ranks: $(cat solve_half.txt)"
+grep -q "(double-half)" solve_half.txt || fail "solve --sloppy half over 2 ranks: not double-half: $(head -1 solve_half.txt)"
+/usr/bin/python3 "$npy_close" x_one.npy 1e-8 x_half.npy || fail "double-half block CG over 2 ranks differs from one process"
 set +e
 "$mpirun" -np 2 "$dslash" solve --gauge U.nersc --in psi.npy --mass -0.2 --maxiter 2 --mpi 1.1.1.2 --out x_no.npy > /dev/null 2> noconv.err
 rc=$?

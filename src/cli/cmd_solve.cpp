@@ -124,7 +124,6 @@ void add_solve_command(CLI::App& app, int& exit_code) {
     if (!(4 + o->mass > 0)) throw std::invalid_argument("--mass " + cmd->get_option("--mass")->as<std::string>() + ": 4 + m must be positive (the Wilson matrix's diagonal)");
     if (o->compress_sloppy != 0 && o->prec != SolvePrecision::Mixed) throw std::invalid_argument("--compress-sloppy applies to --prec mixed");
     if (cmd->count("--sloppy") != 0 && o->prec != SolvePrecision::Mixed) throw std::invalid_argument("--sloppy applies to --prec mixed");
-    if (o->sloppy_half && distributed) throw std::invalid_argument("--sloppy half runs in one process (the half kernels have no halo exchange yet)");
     if (!(o->tol > 0)) throw std::invalid_argument("--tol must be positive");
     if (!(o->reliable_delta > 0 && o->reliable_delta < 1)) throw std::invalid_argument("--reliable-delta must be in (0, 1)");
     if (o->threads > 0) {

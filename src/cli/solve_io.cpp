@@ -96,9 +96,10 @@ bool report_solve(const SolveOptions& o, const SolveInputs& in, const SolveOutco
               rhs_text(n).c_str(), per_solve > 1 ? " in one solve" : "");
   std::printf("%s: %d iterations, %d reliable updates, %.4f s (%.4f s of it setup: allocating the solver's vectors), %.4f ms per iteration\n",
               converged ? "converged" : "NOT converged", t.iterations, t.reliable_updates, t.time_s, t.setup_s, 1e3 * t.per_iteration_s());
-  std::printf("dslash: %lld applications (%lld single, %lld double), %.4f s, %.2f GFLOP/s; the solve takes %.2fx its Dslash time, "
+  std::printf("dslash: %lld applications (%lld %s, %lld double), %.4f s, %.2f GFLOP/s; the solve takes %.2fx its Dslash time, "
               "%.2fx without its setup\n",
-              static_cast<long long>(t.in_single + t.in_double), static_cast<long long>(t.in_single), static_cast<long long>(t.in_double), t.dslash_s,
+              static_cast<long long>(t.in_single + t.in_double), static_cast<long long>(t.in_single), o.sloppy_half ? "half" : "single",
+              static_cast<long long>(t.in_double), t.dslash_s,
               t.dslash_gflops(), t.over_dslash(), t.over_dslash_without_setup());
   if (out.halo)
     std::printf("halo: %s, %lld of the %lld hops (the solve's, the even-odd source's and the solution's) read it in place from the neighbours' inputs\n", out.halo->transport.c_str(),

@@ -17,6 +17,7 @@
 // timelines; docs/MPI.md the figures.
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -93,6 +94,11 @@ class HaloDslash {
   // Elsewhere nullopt, with nothing done.
   std::optional<NormDot> apply_xpay(const spinor_view& in, Real a, const spinor_view& x, Real b, const spinor_view& out, Progress progress,
                                     const spinor_view* w = nullptr, const spinor_view* w2 = nullptr);
+  // Collective. out = D in where local() writes this rank's own hops into out (a kernel of this
+  // one's halo configuration on other storage: the half precision kernels of solvers/half_hopping.hpp);
+  // the halo's hops are projected from in, moved while local() runs, and added to out by the face
+  // kernels after it. On the GPU, local() launches on the interior's stream.
+  void apply_around(const spinor_view& in, const spinor_view& out, const std::function<void()>& local);
   // Collective. Local fields in, local fields out (pack, apply, unpack).
   std::vector<SpinorField<Real>> apply(const std::vector<SpinorField<Real>>& in, Progress progress = Progress::Chunks);
   // Collective. Only the halo exchange of an apply (project, post, wait), untimed: for halo bandwidth.

@@ -53,6 +53,14 @@ std::optional<NormDot> HaloHopping<Real, Space>::apply_xpay(Subset out, bool dag
 }
 
 template <class Real, class Space>
+void HaloHopping<Real, Space>::apply_around(Subset out, bool dagger, const vector_type& in, const vector_type& result,
+                                            const std::function<void()>& local) const {
+  HaloDslash<Real, Space>& d = halo(out, dagger);
+  d.apply_around(in, result, local);
+  d.reset_times();
+}
+
+template <class Real, class Space>
 void HaloHopping<Real, Space>::sum(std::span<double> partials) const {
   MPI_Allreduce(MPI_IN_PLACE, partials.data(), static_cast<int>(partials.size()), MPI_DOUBLE, MPI_SUM, grid_.comm());
 }

@@ -38,6 +38,8 @@ class HaloHopping final : public HoppingTerm<Real, Space> {
   // Collective. In one pass where the halo's hops are added in the kernel (HaloDslash::apply_xpay).
   std::optional<NormDot> apply_xpay(Subset out, bool dagger, const vector_type& in, Real a, const vector_type& x, Real b, const vector_type& result,
                                     const vector_type* w, const vector_type* w2) const override;
+  // Collective. local() writes this rank's hops (HaloDslash::apply_around).
+  void apply_around(Subset out, bool dagger, const vector_type& in, const vector_type& result, const std::function<void()>& local) const override;
   // Collective: MPI_Allreduce, the same sum on every rank.
   void sum(std::span<double> partials) const override;
   bool spans_processes() const override { return true; }
