@@ -303,6 +303,50 @@ TEST(HaloXpay, TheEpilogueRidesTheKernelWhereTheHaloIsInFirst) {
   EXPECT_FALSE(faces.apply_xpay(in, a, x, b, fused, Progress::None).has_value());
 }
 
+// A rank's own hops computed by the caller (HaloDslash::apply_around): with the kernel's own launch,
+// the bits of the face kernels' completion; with the half precision kernels of the same split
+// directions (a double-half solve's sloppy hops over ranks, solvers/half_hopping.hpp), the
+// reference within half precision's bound (docs/CONVENTIONS.md).
+TEST(HaloAround, AddsTheHaloToTheRanksOwnHops) {
+  Fixture& f = fixture();
+  const ProcessGrid grid(g_grid, f.global.extents());
+  const GaugeField<float> u_global = convert_precision<float>(f.u);
+  const GaugeField<float> u = scatter(grid, grid.rank() == 0 ? &u_global : nullptr);
+  const DslashConfig cfg{.kernel = KernelFamily::Vnode, .dispatch = Dispatch::Range, .isa = best_isa(), .out = Subset::Even};
+  HaloDslash<float> faces(grid, u, cfg, {.complete = HaloComplete::Faces});
+  if (faces.messages() == 0) GTEST_SKIP() << "no split direction on " << grid.describe();
+  const DslashKernel<float>& k = faces.kernel();
+  SpinorField<float> psi(f.global, k.in_subset());
+  copy_sites(convert_precision<float>(f.psi[0]), psi);
+  const std::vector<SpinorField<float>> in_fields{scatter(grid, grid.rank() == 0 ? &psi : nullptr, k.in_subset())};
+  const View<float, 1> in = k.allocate_spinors("in"), plain = k.allocate_spinors("plain"), around = k.allocate_spinors("around");
+  k.pack(in_fields, in);
+  faces.apply(in, plain, Progress::None);
+  faces.apply_around(in, around, [&] { k.apply(in, around); });
+  double differ = 0;
+  for (std::size_t i = 0; i < in.size(); ++i) differ += plain(i) != around(i) ? 1 : 0;
+  EXPECT_EQ(max_over_ranks(differ), 0) << "not the face kernels' bits";
+
+  if (!half_built(cfg.kernel, cfg.isa)) GTEST_SKIP() << "half precision kernels are not built for " << to_string(cfg.isa);
+  DslashConfig half_cfg = cfg;
+  half_cfg.half = true;
+  half_cfg.halo = k.config().halo;
+  const DslashKernel<float> half(u, half_cfg);
+  const HalfSpinors<HostSpace> in_codes = half.allocate_half_spinors("in_codes"), out_codes = half.allocate_half_spinors("out_codes");
+  faces.apply_around(in, around, [&] {
+    half.encode(in, in_codes);
+    half.apply(in_codes, out_codes);
+    half.decode(out_codes, around);
+  });
+  std::vector<SpinorField<float>> out_fields;
+  k.unpack(around, out_fields);
+  if (const auto result = gather(grid, out_fields[0])) {
+    const SpinorField<double>& expected = f.expected(Subset::Even, false, 0);
+    EXPECT_LE(relative_difference(*result, expected), half_precision_bound(18, std::sqrt(norm2(psi) / norm2(expected)))) << grid.describe();
+    EXPECT_GT(relative_difference(*result, expected), 0) << "half precision's rounding is not there";
+  }
+}
+
 // The stage timers of every strategy account for the call: their sum is at most the call and, in
 // the median call, at least 80% of it (what is left is the loop between the timers), through MPI
 // and through the shared-memory window. Directions that are not split have no stage time.
