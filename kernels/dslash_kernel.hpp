@@ -142,6 +142,13 @@ class DslashKernel {
   static DslashConfig check_config(const Geometry& geom, const DslashConfig& config);
 
   const DslashConfig& config() const { return cfg_; }
+  // This kernel with config().dagger as given, sharing its links: the dagger changes the projectors'
+  // signs, not a link, so D and D^dagger of one output parity need one copy of them.
+  DslashKernel with_dagger(bool dagger) const {
+    DslashKernel k = *this;
+    k.cfg_.dagger = dagger;
+    return k;
+  }
   const KernelLayout& layout() const { return layout_; }
   const Geometry& geometry() const { return geom_; }  // the lattice (the domain, under MPI) it acts on
   // U_mu on the upper face of the domain below, per split direction: `below`, or this domain's own.

@@ -80,8 +80,7 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
   using vector_type = typename HoppingTerm<Real, Space>::vector_type;
   // config.out and config.dagger are set per kernel.
   LocalHopping(const GaugeField<Real>& u, const DslashConfig& config)
-      : kernels_{DslashKernel<Real, Space>(u, with(config, Subset::Even, false)), DslashKernel<Real, Space>(u, with(config, Subset::Even, true)),
-                 DslashKernel<Real, Space>(u, with(config, Subset::Odd, false)), DslashKernel<Real, Space>(u, with(config, Subset::Odd, true))} {}
+      : LocalHopping(DslashKernel<Real, Space>(u, with(config, Subset::Even, false)), DslashKernel<Real, Space>(u, with(config, Subset::Odd, false))) {}
 
   const DslashKernel<Real, Space>& kernel(Subset out, bool dagger) const override {
     return kernels_[static_cast<std::size_t>((out == Subset::Even ? 0 : 2) + (dagger ? 1 : 0))];
@@ -108,6 +107,9 @@ class LocalHopping final : public HoppingTerm<Real, Space> {
   }
 
  private:
+  // Each parity's dagger shares its links (DslashKernel::with_dagger).
+  LocalHopping(const DslashKernel<Real, Space>& even, const DslashKernel<Real, Space>& odd)
+      : kernels_{even, even.with_dagger(true), odd, odd.with_dagger(true)} {}
   std::array<DslashKernel<Real, Space>, 4> kernels_;
 };
 

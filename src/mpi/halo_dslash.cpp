@@ -77,8 +77,8 @@ double HaloCallTimes::stages() const {
 
 template <class Real, class Space>
 HaloDslash<Real, Space>::HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options,
-                                    const HaloDslash* inputs_of)
-    : grid_(grid), kernel_(make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
+                                    const HaloDslash* inputs_of, const HaloDslash* links_of)
+    : grid_(grid), kernel_(links_of ? links_of->kernel_.with_dagger(cfg.dagger) : make_kernel<Real, Space>(grid, local_u, cfg)), faces_(kernel_, local_u),
       exchange_(grid, reals_of(faces_), options.coalesce), options_(options) {
   if constexpr (kDevice) {
 #if defined(DSLASH_HAVE_CUDA)

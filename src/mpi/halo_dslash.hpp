@@ -68,8 +68,10 @@ class HaloDslash {
   // On the GPU, the rank must already be bound to its device (mpi::bind_gpu). inputs_of: another
   // HaloDslash on this grid whose allocate_spinors() buffers this one reads in place too (where both
   // are "inputs"), so that the four kernels of a hopping term share one set of buffers (HaloHopping).
+  // links_of: another HaloDslash on this grid of the same configuration but the dagger, whose
+  // kernel's links this one's shares (DslashKernel::with_dagger).
   HaloDslash(const ProcessGrid& grid, const GaugeField<Real>& local_u, DslashConfig cfg, HaloOptions options = {},
-             const HaloDslash* inputs_of = nullptr);
+             const HaloDslash* inputs_of = nullptr, const HaloDslash* links_of = nullptr);
   ~HaloDslash();
 
   const DslashKernel<Real, Space>& kernel() const { return kernel_; }

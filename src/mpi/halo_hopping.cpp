@@ -18,8 +18,9 @@ HaloHopping<Real, Space>::HaloHopping(const ProcessGrid& grid, const GaugeField<
   for (Subset out : {Subset::Even, Subset::Odd})
     for (bool dagger : {false, true}) {
       const std::size_t k = static_cast<std::size_t>((out == Subset::Even ? 0 : 2) + (dagger ? 1 : 0));
+      // The first's buffers are every kernel's; a dagger kernel shares the links of its parity's other.
       halos_[k] = std::make_unique<HaloDslash<Real, Space>>(grid, local_u, LocalHopping<Real, Space>::with(config, out, dagger), options,
-                                                            halos_[0].get());  // the first's buffers are every kernel's
+                                                            halos_[0].get(), dagger ? halos_[k - 1].get() : nullptr);
       // A solve's applies are timed as a whole: GPU ranks record no stage events, which would cost
       // every iteration (docs/history/HISTORY.md, "GPU ranks' calls without their timing events").
       halos_[k]->time_stages(false);
