@@ -25,13 +25,14 @@ BlockSolverResult block_cgnr(const EvenOddWilson<Real, Space>& op, const EvenOdd
     const RhsValues v = sums.values();
     const auto& r = u.r_sloppy();
     const auto& x_s = u.x_sloppy();
-    typename EvenOddWilson<Sloppy, Space>::vector_type s, p, q;
+    typename EvenOddWilson<Sloppy, Space>::vector_type s, p;
     SolverResult setup;
     timed_setup<Space>(setup, [&] {
-      s = sloppy.allocate("block_cg_s");
+      s = sloppy.allocate("block_cg_s_q");
       p = sloppy.allocate("block_cg_p");
-      q = sloppy.allocate("block_cg_q");
     });
+    // q = M p is spent on r before s = M^dagger r is made, and s on p before the next q: one buffer.
+    const auto& q = s;
     out.setup_seconds += setup.setup_seconds;
     int gamma = kGammaA, gamma_next = kGammaB;
     sloppy.apply(r, s, true);  // s = M^dagger r

@@ -16,15 +16,16 @@ SolverResult cgnr(const EvenOddWilson<Real, Space>& op, const EvenOddWilson<Slop
   if (!updates.done()) {
     const auto& r = updates.r_sloppy();
     const auto& x_s = updates.x_sloppy();
-    typename EvenOddWilson<Sloppy, Space>::vector_type s, p, q;
+    typename EvenOddWilson<Sloppy, Space>::vector_type s, p;
     enum : int { kGammaA, kGammaB, kMp, kR };  // gamma = ||M^dagger r||^2 of this step and the next, alternating
     DeviceSums<Space> sums;
     timed_setup<Space>(result, [&] {
-      s = sloppy.allocate("cg_s");
+      s = sloppy.allocate("cg_s_q");
       p = sloppy.allocate("cg_p");
-      q = sloppy.allocate("cg_q");
       sums = DeviceSums<Space>(4);
     });
+    // q = M p is spent on r before s = M^dagger r is made, and s on p before the next q: one buffer.
+    const auto& q = s;
     // Each norm comes from the pass that writes its vector, and x_s += alpha p waits for the pass
     // that updates p (blas.hpp): besides its four hops an iteration makes 8 passes over the vectors,
     // and the hops' epilogues read 2 more (14 passes where a kernel cannot fuse M's last one, 18
