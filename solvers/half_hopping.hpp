@@ -40,14 +40,14 @@ class HalfHopping final : public HoppingTerm<float, Space> {
     else local();
   }
   // On one process: encode, two half kernels, decode (the odd vector stays in half precision codes).
-  bool apply_pair(bool dagger, const vector_type& in, const vector_type& result) const override {
-    if (halo_) return false;
+  // Over processes the second hop's halo is projected from the odd vector in single precision.
+  bool applies_pairs() const override { return !halo_; }
+  void apply_pair(bool dagger, const vector_type& in, const vector_type& result) const override {
     const DslashKernel<float, Space>&to_odd = kernel(Subset::Odd, dagger), &to_even = kernel(Subset::Even, dagger);
     to_odd.encode(in, in_);
     to_odd.apply(in_, out_);
     to_even.apply(out_, in_);
     to_even.decode(in_, result);
-    return true;
   }
   void sum(std::span<double> partials) const override {
     if (halo_) halo_->sum(partials);
@@ -63,7 +63,7 @@ class HalfHopping final : public HoppingTerm<float, Space> {
   }
   std::shared_ptr<const HoppingTerm<float, Space>> halo_;
   LocalHopping<float, Space> kernels_;  // its four kernels, whose own hops are on half buffers
-  HalfSpinors<Space> in_, out_;  // the kernels' input and output codes: one application at a time
+  HalfSpinors<Space> in_, out_;  // the kernels' codes: one application (or pair) at a time
 };
 
 }  // namespace dslash

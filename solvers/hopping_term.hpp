@@ -11,6 +11,7 @@
 #include <functional>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 
 #include "kernels/dslash_kernel.hpp"
@@ -47,12 +48,13 @@ class HoppingTerm {
     (void)out, (void)dagger, (void)in, (void)a, (void)x, (void)b, (void)result, (void)norm;
     return false;
   }
-  // result = D_{e<-o} D_{o<-e} in (or the daggers of both), the odd vector between them kept in the
-  // term's own storage (HalfHopping: its half precision codes); false, with nothing done, where it
-  // cannot (it keeps none, or the odd vector's halo needs it in the solver's precision).
-  virtual bool apply_pair(bool dagger, const vector_type& in, const vector_type& result) const {
+  // Whether apply_pair runs: result = D_{e<-o} D_{o<-e} in (or the daggers of both), the odd vector
+  // between them kept in the term's own storage (HalfHopping on one process: its half precision
+  // codes). Elsewhere the odd vector is the solver's (two apply calls).
+  virtual bool applies_pairs() const { return false; }
+  virtual void apply_pair(bool dagger, const vector_type& in, const vector_type& result) const {
     (void)dagger, (void)in, (void)result;
-    return false;
+    throw std::logic_error("HoppingTerm::apply_pair: this hopping term keeps no odd vector");
   }
   // result = D in, where local() writes this process's own hops into result (kernels of this
   // term's layout on other storage: HalfHopping's half precision ones) and the hops from other

@@ -109,7 +109,13 @@ NormDot EvenOddWilson<Real, Space>::apply_here(const vector_type& in, const vect
     return {};
   };
   // A hopping term that keeps the odd vector in its own storage (HalfHopping) takes both hops at once.
-  if (counted([&] { return hopping_->apply_pair(dagger, in, out); }, 2)) return xpay_pass();
+  if (hopping_->applies_pairs()) {
+    counted([&] {
+      hopping_->apply_pair(dagger, in, out);
+      return true;
+    }, 2);
+    return xpay_pass();
+  }
   hop(Subset::Odd, dagger, in, odd_scratch_);
   if (norm_into.device != nullptr) {
     if (!counted([&] { return hopping_->apply_xpay_into(Subset::Even, dagger, odd_scratch_, ca, in, cb, out, norm_into); })) {
