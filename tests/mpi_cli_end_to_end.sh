@@ -163,6 +163,7 @@ expect_mpi_error 2 "is a grid of 3 ranks, but 2 were started" bench --lattice 8x
 expect_mpi_error 2 "say how they split the lattice with --mpi" bench --lattice 8x8x8x8 --iters 1
 expect_mpi_error 4 "is a grid of 2 ranks, but 4 were started" apply --gauge U.nersc --in psi.npy --out x.npy --kernel naive --mpi 1.1.1.2
 expect_mpi_error 2 "verbose requires --mpi" bench --lattice 8x8x8x8 --iters 1 --verbose
+expect_mpi_error 2 "prec half runs in one process; over MPI ranks half precision is a solve's" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --prec half
 expect_mpi_error 2 "comms-overlap: sometimes not in {on,off,chunks,thread}" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --comms-overlap sometimes
 # The launch-shape options are checked as in one process, not ignored.
 expect_mpi_error 2 "error: --tile applies to --dispatch mdrange$" bench --lattice 8x8x8x8 --mpi 1.1.1.2 --iters 1 --dispatch range --tile 2.2.2.2

@@ -120,7 +120,7 @@ enum class Backend { Cpu, Cuda };
 const char* to_string(Precision p);  // single, double, half
 const char* to_string(Backend b);    // cpu, cuda
 CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::string& help);
-// --prec half with --mpi: std::invalid_argument (the half kernels have no halo exchange yet).
+// --prec half with --mpi: std::invalid_argument (over ranks half precision is a solve's sloppy operator).
 void reject_half_under_mpi(Precision prec, bool distributed);
 // --backend cpu|cuda: where the kernels run (the CPU by default).
 CLI::Option* add_backend_option(CLI::App& cmd, Backend& backend);

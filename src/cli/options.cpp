@@ -215,7 +215,7 @@ CLI::Option* add_precision_option(CLI::App& cmd, Precision& prec, const std::str
 }
 
 void reject_half_under_mpi(Precision prec, bool distributed) {
-  if (prec == Precision::Half && distributed) throw std::invalid_argument("--prec half runs in one process (its kernels have no halo exchange yet)");
+  if (prec == Precision::Half && distributed) throw std::invalid_argument("--prec half runs in one process; over MPI ranks half precision is a solve's (solve --prec mixed --sloppy half)");
 }
 
 CLI::Option* add_tile_option(CLI::App& cmd, KernelOptions& o, bool tune, const std::string& help) {
