@@ -1,12 +1,12 @@
 #pragma once
-// The hopping term in half precision storage (DslashConfig::half; docs/CONVENTIONS.md): its kernels
-// read and write 16-bit codes with a norm a site, while the solver's vectors stay single. Each
-// application encodes its input into the kernel's half buffer, runs the half kernel and decodes its
-// output: two light passes around a Dslash that moves half the bytes (one around both hops of the
-// even-odd operator, apply_pair, on one process). The sloppy operator of a
-// double-half solve (solve --prec mixed --sloppy half). Over MPI ranks it runs inside a single
-// precision hopping term's halo (HoppingTerm::apply_around): the half kernels take this rank's own
-// hops, and the halo's hops travel and are added as that term's, in single precision.
+// The hopping term in half precision storage (DslashConfig::half; docs/CONVENTIONS.md), the sloppy
+// operator of a double-half solve (solve --prec mixed --sloppy half): its kernels read and write
+// 16-bit codes with a norm a site, while the solver's vectors stay single. Each application encodes
+// its input into the kernel's half buffer, runs the half kernel and decodes its output: two light
+// passes around a Dslash that moves half the bytes (on one process, two around both hops of the
+// even-odd operator: apply_pair). Over MPI ranks it runs inside a single precision hopping term's
+// halo (HoppingTerm::apply_around): the half kernels take this rank's own hops, and the halo's hops
+// travel and are added as that term's, in single precision.
 #include <memory>
 #include <span>
 #include <string>
@@ -43,7 +43,8 @@ class HalfHopping final : public HoppingTerm<float, Space> {
   // Over processes the second hop's halo is projected from the odd vector in single precision.
   bool applies_pairs() const override { return !halo_; }
   void apply_pair(bool dagger, const vector_type& in, const vector_type& result) const override {
-    const DslashKernel<float, Space>&to_odd = kernel(Subset::Odd, dagger), &to_even = kernel(Subset::Even, dagger);
+    const DslashKernel<float, Space>& to_odd = kernel(Subset::Odd, dagger);
+    const DslashKernel<float, Space>& to_even = kernel(Subset::Even, dagger);
     to_odd.encode(in, in_);
     to_odd.apply(in_, out_);
     to_even.apply(out_, in_);
