@@ -424,6 +424,52 @@ TEST(EvenOddWilson, SinglePrecisionMatchesTheReference) {
   EXPECT_LT(relative_difference(y[0], reference_schur(u, x, kMass, false)), 1e-5);
 }
 
+// The operator in half precision storage on one process (solvers/half_hopping.hpp): both hops of
+// M_ee_hat back to back on half codes (apply_pair), counted as two, against the reference within
+// what two half hops allow (kernels/dslash_kernel.hpp, half_precision_bound): the first hop's error,
+// carried through the second (|D| <= 16), and the second's own, over 4a; plus single's rounding.
+TEST(EvenOddWilson, HalfPrecisionPairsMatchTheReferenceWithinTheirBound) {
+  const DslashConfig cfg{.kernel = KernelFamily::Vnode, .isa = best_isa()};
+  if (!half_built(cfg.kernel, cfg.isa)) GTEST_SKIP() << "half precision kernels are not built for " << to_string(cfg.isa);
+  constexpr double kMass = -0.5, a = 4 + kMass;
+  const GaugeField<double> u = convert_precision<double>(convert_precision<float>(random_gauge(kFoldable, 9)));
+  DslashConfig half_cfg = cfg;
+  half_cfg.half = true;
+  const EvenOddWilson<float> single(convert_precision<float>(u), kMass, cfg), half(convert_precision<float>(u), kMass, half_cfg);
+  EXPECT_TRUE(half.hopping().applies_pairs());
+  EXPECT_FALSE(single.hopping().applies_pairs());
+  const SpinorField<double> x = convert_precision<double>(convert_precision<float>(gaussian(kFoldable, Subset::Even, 11)));
+  const auto px = single.allocate("x"), y = single.allocate("y"), z = single.allocate("z"), out = half.allocate("out");
+  single.pack({convert_precision<float>(x)}, px);
+  for (bool dagger : {false, true}) {
+    single.hopping().apply(Subset::Odd, dagger, px, y);  // the norms the bound takes
+    single.hopping().apply(Subset::Even, dagger, y, z);
+    const double nx = std::sqrt(single.norm2(px)), ny = std::sqrt(single.norm2(y)), nz = std::sqrt(single.norm2(z));
+    const double first = half_precision_bound(18, nx / ny) * ny, second = half_precision_bound(18, (ny + first) / nz) * (nz + 16 * first);
+    const std::int64_t hops = half.dslash_count();
+    half.apply(px, out, dagger);
+    EXPECT_EQ(half.dslash_count() - hops, 2) << "dagger " << dagger;
+    std::vector<SpinorField<float>> got;
+    got.emplace_back(kFoldable, Subset::Even);
+    half.unpack(out, got);
+    const SpinorField<double> expected = reference_schur(u, x, kMass, dagger);
+    double error2 = 0;  // |M x - expected|, in the norm the bound is in
+    for (index_t k = 0; k < expected.sites() * 12; ++k) error2 += std::norm(std::complex<double>(got[0].data()[k]) - expected.data()[k]);
+    const double error = std::sqrt(error2);
+    EXPECT_LE(error, (16 * first + second) / (4 * a) + 1e-5 * std::sqrt(norm2(expected))) << "dagger " << dagger;
+    // Against the same hops one at a time, the odd vector decoded and encoded again between them:
+    // apart only by that encoding (kHalfSpinorError of |y|, through the second hop) and each
+    // output's own.
+    half.hopping().apply(Subset::Odd, dagger, px, y);
+    half.hopping().apply(Subset::Even, dagger, y, z);
+    axpby(static_cast<float>(a), px, static_cast<float>(-1 / (4 * a)), z);
+    double apart2 = 0;
+    for (std::size_t k = 0; k < z.size(); ++k) apart2 += (static_cast<double>(z(k)) - out(k)) * (static_cast<double>(z(k)) - out(k));
+    EXPECT_LE(std::sqrt(apart2), (16 * ny + 2 * nz) * kHalfSpinorError / (4 * a) + 1e-6 * std::sqrt(norm2(expected))) << "dagger " << dagger;
+    EXPECT_GT(error, 1e-6 * std::sqrt(norm2(expected))) << "dagger " << dagger << ": half precision's rounding is not there";
+  }
+}
+
 // <x, M y> = <M^dagger x, y>: the dagger kernels give the adjoint (g5 D g5 = D^dagger).
 TEST(EvenOddWilson, DaggerIsTheAdjoint) {
   const GaugeField<double> u = random_gauge(kSmallLattice, 5);
