@@ -65,8 +65,9 @@ template <Epilogue E>
 using EpilogueSumsOf = std::conditional_t<E == Epilogue::NormDot, EpilogueSums, double>;
 
 // Half: the spinors and links in 16-bit fixed point (RunFixed16, Real = float arithmetic), without
-// epilogue or halo; each neighbour's codes are scaled by its site's norm as they load, and the output
-// stores its own norm (docs/CONVENTIONS.md, "Half precision storage").
+// epilogue or received halo (a split direction's hops are dropped, as in every body, and added by
+// single precision face kernels: solvers/half_hopping.hpp); each neighbour's codes are scaled by its
+// site's norm as they load, and the output stores its own norm (docs/CONVENTIONS.md, "Half precision storage").
 template <class Real, class Vec, bool Folded, bool SiteMajor = false, int Reals = 18, bool StreamLinks = false, Epilogue E = Epilogue::None,
           bool Half = false>
 struct DslashBody {
@@ -430,7 +431,7 @@ struct DslashBody {
       [&]<int... H>(std::integer_sequence<int, H...>) __attribute__((always_inline)) {
         ((both_rows<Dagger, H>(acc, psi[H], wraps[H], links)), ...);
       }(std::make_integer_sequence<int, 8>{});
-      if constexpr (!Half)  // half precision has no halo (DslashKernel refuses it)
+      if constexpr (!Half)  // half precision takes no received halo (its launches pass none)
         if (boundary && halo_in_kernel) {
           [&]<int... H>(std::integer_sequence<int, H...>) { (add_received<Dagger, H>(acc, i, b, psi[H], wraps[H], links), ...); }(std::make_integer_sequence<int, 8>{});
         }

@@ -175,7 +175,7 @@ class DslashKernel {
   std::uint64_t half_spinor_bytes() const;  // codes and norms
   void pack(const std::vector<SpinorField<Real>>& in, const half_spinors& packed) const;
   void unpack(const half_spinors& packed, std::vector<SpinorField<Real>>& out) const;
-  // One launch of a half precision kernel (the whole lattice; no halo, no epilogue).
+  // One launch of a half precision kernel (the whole lattice; split directions' hops left out, no epilogue).
   void apply(const half_spinors& in, const half_spinors& out) const;
   // Floats in this kernel's layout <-> its half buffers, on the device where Space is (the
   // conversions of a half precision kernel's inputs and outputs: solvers/half_hopping.hpp).

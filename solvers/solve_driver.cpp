@@ -113,16 +113,16 @@ SolveOutcome solve_all(const SolveConfig& c, const GaugeField<double>& u, const 
   const auto be = op.allocate("b_e"), bo = op.allocate("b_o"), b_hat = op.allocate("b_hat"), xe = op.allocate("x_e");
   const auto& xo = be;  // b_e is spent on b_hat before the solve; x_o is made after it
   for (int first = 0; first < static_cast<int>(b.size()); first += per_solve) {
-    std::vector<SpinorField<Real>> even, odd;
-    for (int r = first; r < first + per_solve; ++r) {
-      const SpinorField<Real> full = convert_precision<Real>(b[static_cast<std::size_t>(r)]);
-      copy_sites(full, even.emplace_back(g, Subset::Even));
-      copy_sites(full, odd.emplace_back(g, Subset::Odd));
+    {  // the sources' halves, let go once packed: a propagator's are gigabytes
+      std::vector<SpinorField<Real>> even, odd;
+      for (int r = first; r < first + per_solve; ++r) {
+        const SpinorField<Real> full = convert_precision<Real>(b[static_cast<std::size_t>(r)]);
+        copy_sites(full, even.emplace_back(g, Subset::Even));
+        copy_sites(full, odd.emplace_back(g, Subset::Odd));
+      }
+      op.pack(even, be);
+      op.pack(odd, bo);
     }
-    op.pack(even, be);
-    op.pack(odd, bo);
-    even.clear();
-    odd.clear();
     op.prepare_source(be, bo, b_hat);
     SolveRecord rec{.first = first, .count = per_solve, .result = {}, .rhs = {}, .time_s = 0, .scale = 1, .rhs_scale = {}};
     // The odd rows are solved exactly, so ||b - M x|| = ||b_hat - M_ee_hat x_e||: the even system's
@@ -167,6 +167,7 @@ SolveOutcome solve_all(const SolveConfig& c, const GaugeField<double>& u, const 
     rec.dslash_s = dslash_seconds() - seconds0;
     if (c.on_solve_end) c.on_solve_end(first / per_solve);
     op.reconstruct(xe, bo, xo);
+    std::vector<SpinorField<Real>> even, odd;
     for (int r = 0; r < per_solve; ++r) {
       even.emplace_back(g, Subset::Even);
       odd.emplace_back(g, Subset::Odd);

@@ -64,7 +64,7 @@ struct SolveConfig {
   // each right-hand side its own scalars and stop.
   DslashConfig kernel = {};
   int sloppy_compress = 0;  // mixed: the reals per link of the single-precision operator (0: kernel.compress)
-  bool sloppy_half = false;  // mixed: that operator in half precision storage (solvers/half_hopping.hpp; one process)
+  bool sloppy_half = false;  // mixed: that operator in half precision storage (solvers/half_hopping.hpp)
   bool profile = false;  // time every launch inside the solver calls, by label
   std::function<void(const SolveProgress&)> on_iteration = {};  // after every iteration, where given
   std::function<void(int solve)> on_solve_end = {};             // after each solver call, where given
